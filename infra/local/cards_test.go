@@ -17,8 +17,8 @@ import (
 
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
-	"payments/pkg/app"
 	"payments/pkg/cards"
+	functionbase "payments/pkg/function/base"
 	"payments/pkg/function/sweeper"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuersandbox"
@@ -194,7 +194,7 @@ func TestCrashLosesNoCardNotification(t *testing.T) {
 		t.Fatalf("the settlement was applied before the network delivered it again (%v, %v)", found, err)
 	}
 	sweep := func(after time.Duration) sweeper.Outcome {
-		h, err := sweeper.NewWithClock(localtest.FunctionConfig(t, tpl, res, "sweeper"), app.Caches, func() time.Time { return time.Now().Add(after) })
+		h, err := sweeper.NewWithClock(localtest.FunctionConfig(t, tpl, res, "sweeper"), functionbase.NewCaches(time.Now), func() time.Time { return time.Now().Add(after) })
 		if err != nil {
 			t.Fatal(err)
 		}

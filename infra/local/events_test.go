@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -15,6 +16,7 @@ import (
 	"payments/infra/local/localtest"
 	"payments/pkg/app"
 	"payments/pkg/function"
+	functionbase "payments/pkg/function/base"
 	"payments/pkg/function/deploycheck/deploychecktest"
 )
 
@@ -58,7 +60,7 @@ func TestSampleEvents(t *testing.T) {
 				}
 				return
 			case app.SQSFunctions[s.Function] != nil:
-				h, err := app.SQSFunctions[s.Function](ctx, localtest.FunctionConfig(t, tpl, res, s.Function))
+				h, err := app.SQSFunctions[s.Function](ctx, localtest.FunctionConfig(t, tpl, res, s.Function), functionbase.NewCaches(time.Now))
 				if err != nil {
 					t.Fatalf("%s: init: %v", s.Function, err)
 				}
@@ -72,7 +74,7 @@ func TestSampleEvents(t *testing.T) {
 					t.Errorf("%s: %d batch item failures, want %d: %+v", s, len(resp.BatchItemFailures), s.Expected, resp.BatchItemFailures)
 				}
 			case app.ScheduleFunctions[s.Function] != nil:
-				h, err := app.ScheduleFunctions[s.Function](ctx, localtest.FunctionConfig(t, tpl, res, s.Function))
+				h, err := app.ScheduleFunctions[s.Function](ctx, localtest.FunctionConfig(t, tpl, res, s.Function), functionbase.NewCaches(time.Now))
 				if err != nil {
 					t.Fatalf("%s: init: %v", s.Function, err)
 				}

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"payments/infra/local/localtest"
 	"payments/pkg/app"
+	"payments/pkg/function/base"
 )
 
 // TestSweeperStepsDocumented runs the sweeper once, built as make run
@@ -24,7 +26,7 @@ import (
 func TestSweeperStepsDocumented(t *testing.T) {
 	tpl := localtest.Template(t)
 	res := localtest.Resources(t, tpl)
-	sweeper, err := app.ScheduleFunctions["sweeper"](context.Background(), localtest.FunctionConfig(t, tpl, res, "sweeper"))
+	sweeper, err := app.ScheduleFunctions["sweeper"](context.Background(), localtest.FunctionConfig(t, tpl, res, "sweeper"), base.NewCaches(time.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,20 +35,20 @@ import (
 	"payments/pkg/httpapi"
 )
 
-// Caches are the caches of the one process that runs every function: each
-// function built here reads companies and fee schedules through them, as
-// a Lambda instance does through its own, and they live as long as the
-// process. Shared, they are forgotten at once by the console's changes
-// (adminapi), so that a key rotation, a deactivation or a new fee schedule
-// takes effect at once in every function of the process, where between
-// Lambda instances it takes cache.Staleness.
-var Caches = base.NewCaches(time.Now)
+// The constructors below take the caches (base.Caches) the function reads
+// companies and fee schedules through. A Lambda instance builds its own; the
+// process that runs every function (the dev server, a test) builds one
+// (base.NewCaches) for as long as it runs and gives it to every function it
+// builds. Shared, they are forgotten at once by the console's changes
+// (adminapi), so that there a key rotation, a deactivation or a new fee
+// schedule takes effect at once in every function, where between Lambda
+// instances it takes cache.Staleness.
 
 // HTTPFunction is an HTTP function as the process that runs them all
 // knows it.
 type HTTPFunction struct {
-	// New is its constructor, over Caches.
-	New func(context.Context, function.Config) (function.HTTPHandler, error)
+	// New is its constructor.
+	New func(context.Context, function.Config, base.Caches) (function.HTTPHandler, error)
 	// Errors is its error catalogue (function.Catalogue): a test holds it
 	// to the packages the function links, and the union of all to the API
 	// document's error codes.
@@ -58,20 +58,20 @@ type HTTPFunction struct {
 // HTTPFunctions maps each HTTP function's folder name under functions/ to
 // its constructor and its error catalogue.
 var HTTPFunctions = map[string]HTTPFunction{
-	"auth":                  {New: withCaches(authapi.NewWith), Errors: authapi.Errors},
-	"admin":                 {New: withCaches(adminNew), Errors: adminapi.Errors},
-	"wallets":               {New: withCaches(walletsapi.NewWith), Errors: walletsapi.Errors},
-	"payments":              {New: withCaches(paymentsapi.NewWith), Errors: paymentsapi.Errors},
-	"webhooks":              {New: withCaches(webhooksapi.NewWith), Errors: webhooksapi.Errors},
-	"customers":             {New: withCaches(customersNew), Errors: customersapi.Errors},
-	"cards":                 {New: withCaches(cardsapi.NewWith), Errors: cardsapi.Errors},
-	"card-network":          {New: withCaches(cardnetwork.NewWith), Errors: cardnetwork.Errors},
-	"issuer-webhooks":       {New: issuerwebhooks.New, Errors: issuerwebhooks.Errors},
-	"issuer-authorizations": {New: withCaches(issuerauthorizations.NewWith), Errors: issuerauthorizations.Errors},
-	"openapi":               {New: openapi.New, Errors: openapi.Errors},
-	"dashboard":             {New: withCaches(dashboard.NewWith), Errors: dashboard.Errors},
-	"stripe-webhooks":       {New: withCaches(stripewebhooks.NewWith), Errors: stripewebhooks.Errors},
-	"operator-callbacks":    {New: operatorcallbacks.New, Errors: operatorcallbacks.Errors},
+	"auth":                  {New: authapi.NewWith, Errors: authapi.Errors},
+	"admin":                 {New: adminNew, Errors: adminapi.Errors},
+	"wallets":               {New: walletsapi.NewWith, Errors: walletsapi.Errors},
+	"payments":              {New: paymentsapi.NewWith, Errors: paymentsapi.Errors},
+	"webhooks":              {New: webhooksapi.NewWith, Errors: webhooksapi.Errors},
+	"customers":             {New: customersNew, Errors: customersapi.Errors},
+	"cards":                 {New: cardsapi.NewWith, Errors: cardsapi.Errors},
+	"card-network":          {New: cardnetwork.NewWith, Errors: cardnetwork.Errors},
+	"issuer-webhooks":       {New: uncached(issuerwebhooks.New), Errors: issuerwebhooks.Errors},
+	"issuer-authorizations": {New: issuerauthorizations.NewWith, Errors: issuerauthorizations.Errors},
+	"openapi":               {New: uncached(openapi.New), Errors: openapi.Errors},
+	"dashboard":             {New: dashboard.NewWith, Errors: dashboard.Errors},
+	"stripe-webhooks":       {New: stripewebhooks.NewWith, Errors: stripewebhooks.Errors},
+	"operator-callbacks":    {New: uncached(operatorcallbacks.New), Errors: operatorcallbacks.Errors},
 }
 
 // Codes returns every error code an HTTP function may answer, sorted.
@@ -84,28 +84,27 @@ func Codes() []string {
 	return slices.Compact(codes)
 }
 
-// SQSFunctions maps each queue consumer's folder name to its constructor,
-// over Caches.
-var SQSFunctions = map[string]func(context.Context, function.Config) (function.SQSHandler, error){
-	"payout-worker": func(_ context.Context, cfg function.Config) (function.SQSHandler, error) {
-		return payoutworker.NewWithClock(cfg, Caches, time.Now)
+// SQSFunctions maps each queue consumer's folder name to its constructor.
+var SQSFunctions = map[string]func(context.Context, function.Config, base.Caches) (function.SQSHandler, error){
+	"payout-worker": func(_ context.Context, cfg function.Config, caches base.Caches) (function.SQSHandler, error) {
+		return payoutworker.NewWithClock(cfg, caches, time.Now)
 	},
-	"webhook-worker": webhookworker.New,
-	"card-worker":    withCaches(cardworker.NewWith),
-	"fund-worker":    fundworker.New,
+	"webhook-worker": uncached(webhookworker.New),
+	"card-worker":    cardworker.NewWith,
+	"fund-worker":    uncached(fundworker.New),
 }
 
 // ScheduleFunctions maps each scheduled function's folder name to its
-// constructor, over Caches.
-var ScheduleFunctions = map[string]func(context.Context, function.Config) (function.ScheduleHandler, error){
-	"sweeper": func(_ context.Context, cfg function.Config) (function.ScheduleHandler, error) {
-		return sweeper.NewWithClock(cfg, Caches, time.Now)
+// constructor.
+var ScheduleFunctions = map[string]func(context.Context, function.Config, base.Caches) (function.ScheduleHandler, error){
+	"sweeper": func(_ context.Context, cfg function.Config, caches base.Caches) (function.ScheduleHandler, error) {
+		return sweeper.NewWithClock(cfg, caches, time.Now)
 	},
 }
 
-// withCaches returns the constructor newWith over Caches.
-func withCaches[H any](newWith func(context.Context, function.Config, base.Caches) (H, error)) func(context.Context, function.Config) (H, error) {
-	return func(ctx context.Context, cfg function.Config) (H, error) { return newWith(ctx, cfg, Caches) }
+// uncached returns the constructor of a function that keeps no cache.
+func uncached[H any](newH func(context.Context, function.Config) (H, error)) func(context.Context, function.Config, base.Caches) (H, error) {
+	return func(ctx context.Context, cfg function.Config, _ base.Caches) (H, error) { return newH(ctx, cfg) }
 }
 
 // adminNew is adminapi.New over caches.

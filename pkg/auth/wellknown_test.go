@@ -65,7 +65,7 @@ func TestDiscoveryUnderIssuer(t *testing.T) {
 	env := apptest.NewAuthTestEnv(t)
 	cfg := env.Cfg
 	cfg.TokenIssuer = "https://api.example.com/api/v1"
-	h, err := app.HTTPFunctions["auth"].New(context.Background(), apptest.Recording(cfg, "auth"))
+	h, err := app.HTTPFunctions["auth"].New(context.Background(), apptest.Recording(cfg, "auth"), env.Caches)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestKMSTokenKeys(t *testing.T) {
 
 	handlers := map[string]function.HTTPHandler{}
 	for _, fn := range tokenFunctions {
-		h, err := app.HTTPFunctions[fn].New(ctx, apptest.Recording(cfg, fn))
+		h, err := app.HTTPFunctions[fn].New(ctx, apptest.Recording(cfg, fn), env.Caches)
 		if err != nil {
 			t.Fatalf("%s: %v", fn, err)
 		}
@@ -154,7 +154,7 @@ func TestKMSTokenKeys(t *testing.T) {
 	}
 	rotated := cfg
 	rotated.TokenSigningKey = 1
-	authB, err := app.HTTPFunctions["auth"].New(ctx, apptest.Recording(rotated, "auth"))
+	authB, err := app.HTTPFunctions["auth"].New(ctx, apptest.Recording(rotated, "auth"), env.Caches)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestKMSTokenKeys(t *testing.T) {
 	}
 	withdrawn := rotated
 	withdrawn.TokenStandbyRefused = true
-	walletsWithdrawn, err := app.HTTPFunctions["wallets"].New(ctx, apptest.Recording(withdrawn, "wallets"))
+	walletsWithdrawn, err := app.HTTPFunctions["wallets"].New(ctx, apptest.Recording(withdrawn, "wallets"), env.Caches)
 	if err != nil {
 		t.Fatal(err)
 	}

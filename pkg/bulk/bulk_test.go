@@ -8,6 +8,7 @@ import (
 )
 
 func TestBatchStatus(t *testing.T) {
+	t.Parallel()
 	done := time.Date(2026, 6, 30, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name   string
@@ -34,6 +35,7 @@ func TestBatchStatus(t *testing.T) {
 }
 
 func TestBatchView(t *testing.T) {
+	t.Parallel()
 	b := bulk.Batch{
 		ID: "b1", Mode: bulk.ModePartial, Currency: "USD", ItemCount: 5, AcceptedCount: 4, RejectedCount: 1,
 		Processing: 1, Succeeded: 1, Failed: 1, TotalAmount: 4000, TotalFees: 60, Paid: 1000, FeesPaid: 15, Refunded: 1015,
@@ -46,6 +48,7 @@ func TestBatchView(t *testing.T) {
 }
 
 func TestParseChunkJob(t *testing.T) {
+	t.Parallel()
 	const id = "0196a0c3-0000-7abc-8def-0123456789ab"
 	tests := []struct {
 		name, body string

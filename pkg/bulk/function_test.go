@@ -82,6 +82,7 @@ func rejected(r apptest.Result) string {
 // the batch is COMPLETED, its report has one row per item, and the ledger
 // explains every item.
 func TestMixedBatch(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "100000")
 	if r := e.Call(e.Payments, e.token, "POST", "/payment/payout", item("237670000009", 1000, "used-1")); r.Status != 200 {
 		t.Fatalf("payout: %s", r.Raw)
@@ -173,6 +174,7 @@ func TestMixedBatch(t *testing.T) {
 // TestAllOrNothing: an invalid item or a total above payout_available
 // refuses the whole batch with a 400 naming it, and reserves nothing.
 func TestAllOrNothing(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "3000")
 	tests := []struct {
 		name, body, code, field string
@@ -202,6 +204,7 @@ func TestAllOrNothing(t *testing.T) {
 // return) comes back in report.csv prefixed with ', as text; the rest as
 // typed.
 func TestReportCellsAreText(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "100000")
 	tests := []struct{ typed, want string }{
 		{`=HYPERLINK("x")`, `'=HYPERLINK("x")`},
@@ -243,6 +246,7 @@ func TestReportCellsAreText(t *testing.T) {
 // wallet covers each item, to the last franc: a later, smaller item that
 // fits is accepted.
 func TestPartialOverBudget(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "10150")
 	r := e.submit(batch("partial",
 		item("237670000001", 5000, ""), // 5075
@@ -270,6 +274,7 @@ func TestPartialOverBudget(t *testing.T) {
 
 // TestCSVAndJSON: the same rows as CSV and as JSON give the same batch.
 func TestCSVAndJSON(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "100000")
 	j := e.submit(batch("partial", item("237670000001", 1000, "j-1"), item("237670000000", 500, ""), item("2376700", 100, "")))
 	csvBody := "operator,country,phone_number,amount,currency,external_id\n" +
@@ -306,6 +311,7 @@ func TestCSVAndJSON(t *testing.T) {
 
 // TestBadBatches: what is not a batch is a 4xx naming the field.
 func TestBadBatches(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "1000")
 	tests := []struct {
 		name, body, contentType string
@@ -345,6 +351,7 @@ func TestBadBatches(t *testing.T) {
 // TestNothingAccepted: a partial batch none of whose items is accepted is
 // answered 202, already COMPLETED, and reserves nothing.
 func TestNothingAccepted(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "100")
 	r := e.submit(batch("partial", item("12", 10, ""), item("237670000001", 1000, "")))
 	if r.Status != 202 || r.Str("data", "status") != "COMPLETED" || r.Str("data", "accepted_count") != "0" ||

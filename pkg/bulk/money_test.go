@@ -24,6 +24,7 @@ import (
 // TestIdempotentBatch: the same request with the same Idempotency-Key
 // twice makes one batch, reserved once, and answers the first's batch.
 func TestIdempotentBatch(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "10000")
 	body := batch("partial", item("237670000001", 1000, "k-1"), item("237670000002", 2000, "k-2"))
 	first := e.submit(body, "Idempotency-Key", "payroll-june")
@@ -45,6 +46,7 @@ func TestIdempotentBatch(t *testing.T) {
 // together reserve no more than it holds, and each item reserved is one
 // accepted.
 func TestConcurrentBatchesNeverOverspend(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "10150") // room for ten items of 1,000 + 15
 	const batches = 4
 	results := make([]lambdaevents.APIGatewayV2HTTPResponse, batches)
@@ -91,6 +93,7 @@ func TestConcurrentBatchesNeverOverspend(t *testing.T) {
 // batch's acceptance and the writing of its item rejects the item then,
 // and gives its reservation back to the wallet.
 func TestDuplicateFoundWhenWritten(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "10000")
 	r := e.submit(batch("partial", item("237670000001", 1000, "race-1"), item("237670000002", 2000, "race-2")))
 	if r.Status != 202 || r.Str("data", "accepted_count") != "2" {
@@ -120,6 +123,7 @@ func TestDuplicateFoundWhenWritten(t *testing.T) {
 // sent again by the sweeper once the batch is a minute old, and the batch
 // completes.
 func TestSweeperSendsLostChunks(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "10000")
 	r := e.submit(batch("partial", item("237670000001", 1000, ""), item("237670000002", 1000, "")))
 	if r.Status != 202 {
@@ -150,6 +154,7 @@ func TestSweeperSendsLostChunks(t *testing.T) {
 // (its last transaction refused) is run again: the payouts written stay as
 // they are, none twice, and the batch completes.
 func TestChunkWrittenAgain(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "10000")
 	r := e.submit(batch("partial", item("237670000001", 1000, "again-1"), item("237670000002", 1000, "again-2")))
 	if r.Status != 202 {

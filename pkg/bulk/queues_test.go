@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/bulk"
 	"payments/pkg/function"
@@ -51,6 +50,7 @@ func (e batchEnv) chunksDone(companyID, id string) (done, all int) {
 // SUCCESS through the payouts queue alone: it waits for none of the
 // batch's work, which stays on the bulk payouts queue untouched.
 func TestSinglePayoutNotBehindBatch(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "100000")
 	big := e.submit(batch("partial", items(150)...))
 	if big.Status != 202 || big.Str("data", "accepted_count") != "150" {
@@ -102,6 +102,7 @@ func TestSinglePayoutNotBehindBatch(t *testing.T) {
 // messages first, submits the small batch's items while the large batch
 // still has a chunk to write.
 func TestBatchesTakeTurns(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, "100000")
 	big := e.submit(batch("partial", items(2*bulk.ChunkSize+1)...)) // three chunks, the last of one row
 	if big.Status != 202 {
@@ -149,6 +150,7 @@ func TestBatchesTakeTurns(t *testing.T) {
 // as never sent, its money given back. All its messages ride the bulk
 // payouts queue.
 func TestItemDeadlineCountsFromWriting(t *testing.T) {
+	t.Parallel()
 	const deadline = 20 * time.Second
 	tests := []struct {
 		name string
@@ -174,7 +176,7 @@ func TestItemDeadlineCountsFromWriting(t *testing.T) {
 			worker := func(after time.Duration) function.SQSHandler {
 				cfg := e.Cfg
 				cfg.PaymentDeadline = deadline
-				h, err := payoutworker.NewWithClock(apptest.Recording(cfg, "payout-worker"), app.Caches, func() time.Time { return time.Now().Add(after) })
+				h, err := payoutworker.NewWithClock(apptest.Recording(cfg, "payout-worker"), e.Caches, func() time.Time { return time.Now().Add(after) })
 				if err != nil {
 					t.Fatal(err)
 				}

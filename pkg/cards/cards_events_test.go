@@ -19,6 +19,7 @@ import (
 // answered the request or only the sweeper after the request was answered
 // 502; nothing is sent while the issuer has not answered.
 func TestFundingEventsSayWhatHappened(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	companyID, token, _, customerID := e.CardCompany("100", "CM-7901")
 	ctx := context.Background()

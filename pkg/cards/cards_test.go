@@ -138,6 +138,7 @@ func TestCardLifecycle(t *testing.T) {
 // card the sandbox issuer declines: FAILED, with the fee and the funding
 // back in the wallet.
 func TestIssueChecks(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	companyID, token, walletID, customerID := e.CardCompany("10", "CM-7101")
 	rejected := e.Enroll(token, e.Identity("rejected@example.com", "CM-7000"))
@@ -229,6 +230,7 @@ func TestConcurrentFundings(t *testing.T) {
 
 // TestConcurrentIssuances issues 10 cards at once against 3 free slots.
 func TestConcurrentIssuances(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	companyID, token, _, customerID := e.CardCompany("1000", "CM-7301")
 	if r := e.Admin("PATCH", "/admin/companies/"+companyID, `{"card_slots":3}`); r.Status != 200 {
@@ -255,6 +257,7 @@ func TestConcurrentIssuances(t *testing.T) {
 // TestRevealWithoutAudit: when the audit record cannot be written, nothing
 // is revealed.
 func TestRevealWithoutAudit(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	_, token, _, customerID := e.CardCompany("50", "CM-7401")
 	card := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":5}`).Str("data", "id")
@@ -280,6 +283,7 @@ func TestRevealWithoutAudit(t *testing.T) {
 // within the hour, reveals nothing and records no audit; another company's
 // quota is its own.
 func TestRevealQuota(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	cfg := e.Cfg
 	cfg.RevealLimit = 3
@@ -315,6 +319,7 @@ func TestRevealQuota(t *testing.T) {
 // refunded); the sweeper, a minute later, finishes both, once however often
 // it runs.
 func TestSweeperFinishesCards(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	companyID, token, walletID, customerID := e.CardCompany("100", "CM-7501")
 	active := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":10}`).Str("data", "id")
@@ -348,6 +353,7 @@ func TestSweeperFinishesCards(t *testing.T) {
 // TestTerminateOnce sends the termination of a funded card twice at once:
 // the wallet is credited exactly once.
 func TestTerminateOnce(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	companyID, token, walletID, customerID := e.CardCompany("30", "CM-7601")
 	card := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`).Str("data", "id")
@@ -384,6 +390,7 @@ func TestTerminateOnce(t *testing.T) {
 // withdrawal (the card is closed): its money goes to the wallet, not back
 // to the terminated card.
 func TestWithdrawalOfATerminatedCard(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	companyID, token, walletID, customerID := e.CardCompany("30", "CM-7701")
 	card := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`).Str("data", "id")
@@ -409,6 +416,7 @@ func TestWithdrawalOfATerminatedCard(t *testing.T) {
 // TestResumeLeavesASettledMovement: the sweeper's index lags; resuming a
 // movement settled since changes nothing, at the issuer neither.
 func TestResumeLeavesASettledMovement(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	companyID, token, _, customerID := e.CardCompany("30", "CM-7801")
 	issued := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`)
@@ -440,6 +448,7 @@ func TestResumeLeavesASettledMovement(t *testing.T) {
 // issuer's form. A notification about an unknown card is dropped; one that
 // is not a notification fails its message.
 func TestIssuerTerminationAppliedOnce(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	companyID, token, walletID, customerID := e.CardCompany("30", "CM-7901")
 	cardID := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`).Str("data", "id")
@@ -500,6 +509,7 @@ func TestIssuerTerminationAppliedOnce(t *testing.T) {
 // without cards, with the codes GET /customers/{id}/transactions uses for
 // the first.
 func TestCustomerCardsNotFound(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	_, token, _, customerID := e.CardCompany("", "CM-7301")
 	_, _, _, othersCustomer := e.CardCompany("", "CM-7302")

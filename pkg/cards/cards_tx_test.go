@@ -74,6 +74,7 @@ func itemStrs(r apptest.Result, path ...string) []string {
 // limit 20), newest first, in the shape of §2.8 with ours, filtered, and
 // one transaction.
 func TestCardTransactionLists(t *testing.T) {
+	t.Parallel()
 	x := newCardTxEnv(t, "CM-8101")
 
 	r := x.get("/cards/" + x.card + "/transactions")
@@ -163,6 +164,7 @@ func TestCardTransactionLists(t *testing.T) {
 // customer's from 1, in the request, the pagination object and the walk by
 // cursor.
 func TestCardTransactionPaging(t *testing.T) {
+	t.Parallel()
 	x := newCardTxEnv(t, "CM-8201")
 	all := itemStrs(x.get("/customers/"+x.customer+"/transactions"), "id")
 	cardAll := itemStrs(x.get("/cards/"+x.card+"/transactions"), "id")
@@ -225,6 +227,7 @@ func TestCardTransactionPaging(t *testing.T) {
 // TestCardTransactionRefusals: each bad parameter is a 400 naming it; a
 // card, transaction or customer that is not the company's is a 404.
 func TestCardTransactionRefusals(t *testing.T) {
+	t.Parallel()
 	x := newCardTxEnv(t, "CM-8301")
 	bad := []struct{ query, field string }{
 		{"page=-1", "page"},

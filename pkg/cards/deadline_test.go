@@ -21,6 +21,7 @@ const functionTimeout = 3 * time.Second
 // out of its source; never the platform's time-out, which would leave the
 // client to guess. The sweeper finishes it once the issuer answers.
 func TestMovementAnsweredWithinDeadline(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	companyID, token, walletID, customerID := e.CardCompany("100", "CM-7801")
 	card := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`).Str("data", "id")

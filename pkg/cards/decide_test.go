@@ -54,6 +54,7 @@ func (e *networkEnv) ask(h function.HTTPHandler, body string, now time.Time) app
 // for a verification) and one TransactWriteItems, nothing else: its events
 // wait in the outbox for the network's advice.
 func TestDecisionInTheRequest(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 10)
 	ctx := context.Background()
@@ -258,6 +259,7 @@ func (e *networkEnv) lateNetwork(before bool, gate <-chan struct{}) (*issuersand
 // decided and holds nothing. The sandbox route answers with the
 // authorization as the network decided it, whichever came first.
 func TestStandIn(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
@@ -443,6 +445,7 @@ func TestStandIn(t *testing.T) {
 // wallet): the advice leaves the authorization and its REVERSAL as they
 // are, rather than making a reversed authorization into a DECLINE.
 func TestStandInAfterTheHoldWasReleased(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	ctx := context.Background()
 	cs := moneystore.NewCards(e.DB)
@@ -504,6 +507,7 @@ func TestStandInAfterTheHoldWasReleased(t *testing.T) {
 // money on the card, and the advice releases it to the wallet (a REVERSAL,
 // reason issuer_timeout), once; nothing stays on the terminated card.
 func TestStandInOnATerminatedCard(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, walletID, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
@@ -553,6 +557,7 @@ func TestStandInOnATerminatedCard(t *testing.T) {
 // sent again, and the route answers the DECLINE; it never asks again, which
 // would find our approval in time and approve what it declined.
 func TestStandInAskedAgain(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()

@@ -44,6 +44,7 @@ func (noEvents) Publish(context.Context, ...events.Event) error { return nil }
 // dependency it needs, and the error names it; issuer.None is a
 // dependency (no issuer: changes refused), not a missing one.
 func TestNewServiceRefusesMissingDeps(t *testing.T) {
+	t.Parallel()
 	balances, err := wallets.NewBalances(moneystore.NewWallets(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -90,6 +91,7 @@ func TestNewServiceRefusesMissingDeps(t *testing.T) {
 // cards' store, the wallets, the fees, the issuer and the events, and
 // nothing else.
 func TestNewApplierRefusesMissingDeps(t *testing.T) {
+	t.Parallel()
 	balances, err := wallets.NewBalances(moneystore.NewWallets(nil))
 	if err != nil {
 		t.Fatal(err)

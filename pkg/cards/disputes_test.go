@@ -152,6 +152,7 @@ func (e *networkEnv) decide() {
 // keeps it: WON, card.dispute.updated for each change, the issuer's card
 // told, the ledgers whole.
 func TestDisputeWon(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 0)
 	st := e.purchase(companyID, cardID, "12.5")
@@ -210,6 +211,7 @@ func TestDisputeWon(t *testing.T) {
 // (debt.recovery.pending), in one DISPUTE transaction; each case first
 // empties the card (holds) and the wallet as far as it says.
 func TestDisputeLost(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	tests := []struct {
 		name                string
@@ -291,6 +293,7 @@ func TestDisputeLost(t *testing.T) {
 // provisional credit of a dispute of its settlement goes to the USD
 // wallet (a REFUND entry), and a loss takes it back from there.
 func TestDisputeTerminatedCard(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, walletID, cardID := e.fundedCard(20, 0)
 	st := e.purchase(companyID, cardID, "12.13")
@@ -334,6 +337,7 @@ func TestDisputeTerminatedCard(t *testing.T) {
 // after the loss), move its money once each: the card ends as the last
 // state says, with two DISPUTE transactions and one event per change.
 func TestDisputeReportsApplyOnce(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 0)
 	st := e.purchase(companyID, cardID, "12.13")
@@ -400,6 +404,7 @@ func TestDisputeReportsApplyOnce(t *testing.T) {
 // not open (Stripe's dashboard) is created from the settlement it names,
 // reason null, and its credit followed.
 func TestDisputeOpenedAtTheIssuer(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 0)
 	st := e.purchase(companyID, cardID, "12.5")
@@ -437,6 +442,7 @@ func TestDisputeOpenedAtTheIssuer(t *testing.T) {
 // TestDisputeRequests: who may dispute what, and the bad requests, each
 // a 4xx naming its field or code before anything is recorded; the lists.
 func TestDisputeRequests(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(50, 0)
 	_, other, _, otherCard := e.fundedCard(20, 0)
@@ -527,6 +533,7 @@ func TestDisputeRequests(t *testing.T) {
 // answered, once its lease has ended, from the dispute its key recorded
 // in the same transaction.
 func TestDisputeKeys(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(50, 0)
 	path := func(tx cards.Transaction) string { return "/cards/transactions/" + tx.ID + "/disputes" }
@@ -567,6 +574,7 @@ func TestDisputeKeys(t *testing.T) {
 // 502 CARD_ISSUER_UNAVAILABLE with the dispute, OPENING; the request again,
 // with its key or without, asks the issuer again for the same dispute.
 func TestDisputeIssuerUnanswered(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(50, 0)
 	down := e.IssuerDown(t)
@@ -599,6 +607,7 @@ func TestDisputeIssuerUnanswered(t *testing.T) {
 // disputes (ErrNoIssuer), and one whose issuer takes none too
 // (ErrNoDisputes), before anything is read or recorded.
 func TestDisputeWithoutDisputes(t *testing.T) {
+	t.Parallel()
 	balances, err := wallets.NewBalances(moneystore.NewWallets(nil))
 	if err != nil {
 		t.Fatal(err)

@@ -56,6 +56,7 @@ func (e *networkEnv) eventsAbout(token, txID string) []string {
 // nothing more, and a settlement the network sends after the expiry is
 // refused (ALREADY_REVERSED), the card unchanged.
 func TestHoldExpires(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
@@ -173,6 +174,7 @@ func (h *hookStore) NetworkTransaction(ctx context.Context, companyID, id string
 // two sweeps and the card-worker race freely, several times; the card's
 // balance, holds and the invariants agree after each.
 func TestHoldExpiryRacesTheNetwork(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(50, 0)
 	ctx := context.Background()
@@ -331,6 +333,7 @@ func (downIssuer) PostCard(context.Context, issuer.Posting) (issuer.Card, error)
 // hold index, and the next sweep, the issuer answering, tells it, so that
 // its card follows ours, and takes it out.
 func TestHoldExpiryTellsTheIssuerLater(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()

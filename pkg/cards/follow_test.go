@@ -6,6 +6,7 @@ import (
 )
 
 func TestCheckFollow(t *testing.T) {
+	t.Parallel()
 	open := Transaction{Type: TxAuthorization, Kind: KindAuthorization, Amount: 1000, Hold: 1000, Status: TxPending}
 	settled := Transaction{Type: TxAuthorization, Kind: KindAuthorization, Amount: 1000, Settled: 800, Refunded: 300, Status: TxSuccess}
 	reversed := Transaction{Type: TxAuthorization, Kind: KindPreauthorization, Amount: 1000, Status: TxSuccess}
@@ -56,6 +57,7 @@ func TestCheckFollow(t *testing.T) {
 }
 
 func TestDeclineReason(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		card   Card
 		amount int64

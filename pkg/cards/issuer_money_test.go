@@ -73,6 +73,7 @@ func (p moneyPlay) follow(t *testing.T, a cards.Transaction, typ cards.TxType, b
 // debt; money never stays on a terminated card. The invariants hold after
 // each.
 func TestCardMoneyFollowsTheIssuer(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	for _, c := range []moneyCase{
 		{"captured above the hold", 20, 5, func(t *testing.T, p moneyPlay) {

@@ -26,6 +26,7 @@ import (
 // did not answer counts while the issuer stays down, and is finished once
 // it is back.
 func TestSweeperMeasuresWhatItLeavesOpen(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	_, token, _, customerID := e.CardCompany("100", "CM-7902")
 	card := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":5}`).Str("data", "id")
@@ -79,6 +80,7 @@ func TestSweeperMeasuresWhatItLeavesOpen(t *testing.T) {
 // TestDecisionsAreMeasured: each authorization decided is counted by its
 // outcome, a retry's answer not; every answer's time is measured.
 func TestDecisionsAreMeasured(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 10)
 	ctx := context.Background()

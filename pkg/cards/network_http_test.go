@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards/cardshttp"
 	"payments/pkg/function"
@@ -29,6 +28,7 @@ import (
 // transaction it made (an authorization's decided in the request; what
 // follows once the card-worker has applied it).
 func TestCardNetworkRoutes(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 5)
 	post := func(target, body string) apptest.Result {
@@ -146,6 +146,7 @@ func TestCardNetworkRoutes(t *testing.T) {
 // TestCardNetworkSandboxOnly: in production mode the sandbox routes do not
 // exist.
 func TestCardNetworkSandboxOnly(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	_, token, _, cardID := e.fundedCard(5, 0)
 	cfg := e.Cfg
@@ -161,6 +162,7 @@ func TestCardNetworkSandboxOnly(t *testing.T) {
 // card-worker has not applied within the sandbox's wait is answered 202
 // with its event id.
 func TestCardNetworkQueued(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(5, 0)
 	cfg := e.Cfg
@@ -174,7 +176,7 @@ func TestCardNetworkQueued(t *testing.T) {
 		t.Fatal(err)
 	}
 	sb.Wait = 50 * time.Millisecond
-	guard, err := tokenkeys.Guard(context.Background(), cfg, e.DB, app.Caches.Companies)
+	guard, err := tokenkeys.Guard(context.Background(), cfg, e.DB, e.Caches.Companies)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +201,7 @@ func TestCardNetworkQueued(t *testing.T) {
 // 202 with the event id (read the card's transactions), never 503: these
 // routes take no Idempotency-Key, and a retry would authorize twice.
 func TestCardNetworkAnswerNeverInvitesARetry(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 5)
 	slow := e.CardNetworkFunction(t, apptest.FailingWith(e.Cfg, func(in any) bool {
@@ -224,6 +227,7 @@ func TestCardNetworkAnswerNeverInvitesARetry(t *testing.T) {
 // network to decline on its own: the route answers 201 with the DECLINE
 // (issuer_timeout, no fee) its advice recorded, and the card holds nothing.
 func TestCardNetworkStandsIn(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 5)
 	var once sync.Once
@@ -257,6 +261,7 @@ func TestCardNetworkStandsIn(t *testing.T) {
 // answers what the first made. Each route makes one transaction, however
 // often it is sent.
 func TestCardNetworkKeys(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 5)
 	// The function that dies before storing its answer: the key stays in

@@ -114,6 +114,7 @@ func TestConcurrentAuthorizations(t *testing.T) {
 }
 
 func TestCardNetworkLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, walletID, cardID := e.fundedCard(200, 10)
 	ctx := context.Background()
@@ -247,6 +248,7 @@ func TestCardNetworkLifecycle(t *testing.T) {
 }
 
 func TestNotificationAppliedOnce(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
@@ -298,6 +300,7 @@ func issuerTxID(t *testing.T, body []byte) string {
 // TestRefusalCodes checks that each refusal of the card network is in the
 // error catalogue under the code the card-worker records it with.
 func TestRefusalCodes(t *testing.T) {
+	t.Parallel()
 	for _, err := range []error{cards.ErrNotAuthorization, cards.ErrAlreadySettled, cards.ErrAlreadyReversed,
 		cards.ErrExceedsHold, cards.ErrNotSettled, cards.ErrExceedsSettled, cards.ErrTransactionNotFound, cards.ErrDuplicateNetworkTx} {
 		code := cards.RefusalCode(err)
@@ -326,6 +329,7 @@ func TestRefusalCodes(t *testing.T) {
 // credit afterwards pays nothing more. The company's failed-payment fee is
 // 1.00 here, so that each credit of 1.00 pays exactly one debt.
 func TestDebtsRecoveredOnce(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, walletID, cardID := e.fundedCard(4, 0)
 	if r := e.Admin("PUT", "/admin/companies/"+companyID+"/fees", `{"rules":[{"type":"CARD_PAYMENT_FAILURE","currency":"USD","fixed":1}]}`); r.Status != 200 {
@@ -412,6 +416,7 @@ func TestDebtsRecoveredOnce(t *testing.T) {
 // authorization, delivered again under another event id, holds nothing
 // twice.
 func TestNotificationsOutOfOrder(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
@@ -475,6 +480,7 @@ func TestNotificationsOutOfOrder(t *testing.T) {
 // delivered again by the sweeper's card_network step once due, applied by
 // the card-worker and acknowledged: the next sweep delivers nothing.
 func TestNetworkDeliversAgain(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()

@@ -69,6 +69,7 @@ func sealedIn(item map[string]types.AttributeValue) []string {
 // secrets item per card (and the simulated issuer's own cards), none with
 // an index key; reveal still opens the right number.
 func TestNoSealedValueInAnyIndex(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCardsTestEnv(t)
 	_, token, _, customerID := e.CardCompany("100", "CM-7101")
 	cardIDs := map[string]string{} // card id → its masked PAN

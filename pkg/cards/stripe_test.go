@@ -59,6 +59,7 @@ func stripeAuthorization(id string, card cards.Card, amount int64) *stripe.Issui
 // decision is queued for the card-worker, which applies it once; an event
 // not signed with the issuer's secret changes nothing.
 func TestStripeDecidesInTheResponse(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 10)
 	ctx := context.Background()

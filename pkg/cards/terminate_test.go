@@ -237,6 +237,7 @@ func TestTerminationOfManyHolds(t *testing.T) {
 // another key, or none, it is refused (CARD_TERMINATED). The holds the
 // termination left are released once.
 func TestTerminationReplayed(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	companyID, token, walletID, cardID := e.fundedCard(10, 0)
 	e.OpenHolds(companyID, cardID, 3, 100)
@@ -283,6 +284,7 @@ func TestTerminationReplayed(t *testing.T) {
 // keeping nothing and the wallet holds the card's balance less what was
 // settled.
 func TestTerminationRacesTheNetwork(t *testing.T) {
+	t.Parallel()
 	e := newNetworkEnv(t)
 	ctx := context.Background()
 	cs := moneystore.NewCards(e.DB)

@@ -12,7 +12,6 @@ import (
 	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
 	"github.com/google/uuid"
 
-	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
@@ -105,7 +104,7 @@ func TestFirstOwner(t *testing.T) {
 	failing := func(t *testing.T, match func(any) bool) function.HTTPHandler {
 		t.Helper()
 		cfg := apptest.FailingWith(env.Cfg, match, errors.New("injected: the user pool cannot be reached"))
-		h, err := adminapi.NewWith(context.Background(), apptest.Recording(cfg, "admin"), app.Caches, time.Now)
+		h, err := adminapi.NewWith(context.Background(), apptest.Recording(cfg, "admin"), env.Caches, time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,6 +22,7 @@ import (
 // VERIFIED; every URL that cannot give a document is a 422 on its field
 // that stores nothing, and the metadata address is never dialled.
 func TestEnrollFromURLs(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCustomersTestEnv(t)
 	companyID, token := e.ApprovedCompany()
 
@@ -107,6 +108,7 @@ func TestEnrollFromURLs(t *testing.T) {
 // TestEnrollValidation sends one bad field at a time: each is a 400 naming
 // it; an unapproved company is a 403 before any document is fetched.
 func TestEnrollValidation(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCustomersTestEnv(t)
 	_, token := e.ApprovedCompany()
 	today := time.Date(2026, time.March, 1, 0, 0, 0, 0, time.UTC)
@@ -190,6 +192,7 @@ func TestEnrollValidation(t *testing.T) {
 // each time exactly one customer is created, the others are 409, and only
 // the created customers' documents stay in the bucket.
 func TestEnrollConcurrentDuplicates(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCustomersTestEnv(t)
 	companyID, token := e.ApprovedCompany()
 	for _, shared := range []string{"email", "identification_number"} {
@@ -232,6 +235,7 @@ func TestEnrollConcurrentDuplicates(t *testing.T) {
 
 // TestEnrollWithFiles uploads the documents as multipart/form-data.
 func TestEnrollWithFiles(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCustomersTestEnv(t)
 	companyID, token := e.ApprovedCompany()
 	fields := func(email, id string) map[string]string {
@@ -301,6 +305,7 @@ func TestEnrollWithFiles(t *testing.T) {
 // the list is newest first and paged; sync=true turns the blocked one
 // inactive; another company sees none of them.
 func TestCustomersListGetAndSync(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCustomersTestEnv(t)
 	companyID, token := e.ApprovedCompany()
 	var ids []string

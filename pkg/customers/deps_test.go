@@ -14,6 +14,7 @@ import (
 // are dependencies (no providers: enrolments wait for review, syncs are
 // refused), not missing ones.
 func TestNewServiceRefusesMissingDeps(t *testing.T) {
+	t.Parallel()
 	full := func() Deps {
 		return Deps{
 			Store: &fakeStore{}, Companies: approvedCompanies{}, Documents: &fakeDocuments{}, Fetcher: &fakeFetcher{},
@@ -55,6 +56,7 @@ func TestNewServiceRefusesMissingDeps(t *testing.T) {
 // service refuses to build without its dependencies, and with issuer.None
 // registers no cardholder (ErrNoProviders).
 func TestCardholdersWithoutIssuer(t *testing.T) {
+	t.Parallel()
 	for name, build := range map[string]func() (*Cardholders, error){
 		"Store":  func() (*Cardholders, error) { return NewCardholders(nil, issuer.None, nopPublisher{}) },
 		"Issuer": func() (*Cardholders, error) { return NewCardholders(&fakeStore{}, nil, nopPublisher{}) },

@@ -70,6 +70,7 @@ func (c *countingIssuer) EnrollCardholder(ctx context.Context, r issuer.Cardhold
 // without a dependency, and the error names it; issuer.None is not a
 // missing one.
 func TestNewReviewRefusesMissingDeps(t *testing.T) {
+	t.Parallel()
 	st := &fakeReviewStore{fakeStore: &fakeStore{customers: map[string]Customer{}}}
 	if r, err := NewReview(st, fakeLinker{}, issuer.None, nopPublisher{}, nil); err != nil || r.svc.issuer != nil {
 		t.Fatalf("NewReview with issuer.None = %v, %v; want a review without an issuer", r, err)
@@ -92,6 +93,7 @@ func TestNewReviewRefusesMissingDeps(t *testing.T) {
 // is never registered. A link that cannot be made leaves the decision
 // standing, without links.
 func TestReviewDecideAndTheIssuer(t *testing.T) {
+	t.Parallel()
 	const id = "0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d"
 	at := time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
 	tests := []struct {
@@ -151,6 +153,7 @@ func TestReviewDecideAndTheIssuer(t *testing.T) {
 // issuer a verified customer is stored without a cardholder, registered
 // later.
 func TestEnrollWithoutProviders(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                 string
 		noVerifier, noIssuer bool

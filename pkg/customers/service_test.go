@@ -239,6 +239,7 @@ func fields(front, back string) Fields {
 // them, except a write whose outcome is unknown and may have stored the
 // customer.
 func TestEnrollFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		setup     func(*harness)
@@ -279,6 +280,7 @@ func TestEnrollFailures(t *testing.T) {
 // TestEnrollFetchFailures: which field a failed fetch is reported on, and
 // that the first failure stops the other fetch.
 func TestEnrollFetchFailures(t *testing.T) {
+	t.Parallel()
 	const slow, missing, moved, html, refused = "https://docs.example.com/slow.png", "https://docs.example.com/missing.png",
 		"https://docs.example.com/moved.png", "https://docs.example.com/page.html", "https://169.254.169.254/x.png"
 	tests := []struct {
@@ -321,6 +323,7 @@ func TestEnrollFetchFailures(t *testing.T) {
 // TestEnrollWithTheIssuerDown: the customer is enrolled without a
 // cardholder; a sync with the issuer back registers it.
 func TestEnrollWithTheIssuerDown(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.issuer.err = issuer.ErrUnavailable
 	c, err := h.svc.EnrollFromURLs(context.Background(), "company-1", fields(frontURL, backURL))
@@ -343,6 +346,7 @@ func TestEnrollWithTheIssuerDown(t *testing.T) {
 // TestSync: is_active follows the issuer's; an issuer that fails changes
 // nothing; customers not verified are not asked about.
 func TestSync(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	page := page.Request{Page: 1, Limit: 10}
 	h := newHarness(t)

@@ -55,6 +55,7 @@ const (
 )
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		edit func(*Fields)
@@ -291,6 +292,7 @@ func docType(want DocumentType) func(*testing.T, Customer) {
 }
 
 func TestCheckURL(t *testing.T) {
+	t.Parallel()
 	const notHTTPS = "document URL must be HTTPS"
 	long := func(n int) string { // an https URL of n characters
 		base := "https://docs.example.com/"
@@ -345,6 +347,7 @@ func isInvalid(err error, field string) bool {
 }
 
 func TestUniquenessKeys(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		key      func(string) string
@@ -368,6 +371,7 @@ func TestUniquenessKeys(t *testing.T) {
 }
 
 func TestDocumentKeys(t *testing.T) {
+	t.Parallel()
 	const company, customer = "0b6f1c1e-7a4e-4d1a-9d6e-0c2f4f1e8a11", "019a5f7e-1c2b-7d3e-8f4a-5b6c7d8e9f00"
 	front := documentKey(company, customer, "front")
 	if want := "companies/" + company + "/customers/" + customer + "/id_document_front"; front != want {

@@ -74,7 +74,7 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 		}
 		if handlers[dir] == nil {
 			var err error
-			if handlers[dir], err = app.HTTPFunctions[dir].New(context.Background(), apptest.Recording(cfg, dir)); err != nil {
+			if handlers[dir], err = app.HTTPFunctions[dir].New(context.Background(), apptest.Recording(cfg, dir), env.Caches); err != nil {
 				t.Fatal(err)
 			}
 		}

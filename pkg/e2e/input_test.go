@@ -16,12 +16,12 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/apidoc/apitest"
-	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/customers"
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
 	"payments/pkg/function/authapi"
+	"payments/pkg/function/base"
 	"payments/pkg/function/cardnetwork"
 	"payments/pkg/function/cardsapi"
 	"payments/pkg/function/customersapi"
@@ -100,12 +100,13 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		*f.h = h
 	}
 	// Document URLs an input may name are fetched for a second at most.
-	h, err := customersapi.NewWith(context.Background(), cfg, app.Caches, customers.NewFetcher(outbound.WithTimeout(time.Second)), time.Now)
+	caches := base.NewCaches(time.Now)
+	h, err := customersapi.NewWith(context.Background(), cfg, caches, customers.NewFetcher(outbound.WithTimeout(time.Second)), time.Now)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	e.customers = h
-	e.routes = templateHandlers(tb, cfg, map[string]function.HTTPHandler{
+	e.routes = templateHandlers(tb, cfg, caches, map[string]function.HTTPHandler{
 		"auth": e.auth, "admin": e.admin, "wallets": e.wallets, "payments": e.payments, "webhooks": e.webhooks,
 		"customers": e.customers, "cards": e.cards, "card-network": e.network,
 	})

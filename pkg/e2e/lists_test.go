@@ -156,7 +156,7 @@ func listRoutes(t *testing.T) (*listEnv, string, []listRoute) {
 		}
 		e.payouts = append(e.payouts, r.Str("data", "transaction_id"))
 	}
-	handlers := templateHandlers(t, e.Cfg, map[string]function.HTTPHandler{
+	handlers := templateHandlers(t, e.Cfg, e.Caches, map[string]function.HTTPHandler{
 		"wallets": e.Wallets, "payments": e.Payments, "admin": e.AuthTestEnv.Admin, "customers": e.Customers,
 		"webhooks": e.Webhooks, "cards": e.Cards, "card-network": e.Network,
 	})

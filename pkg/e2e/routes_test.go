@@ -9,6 +9,7 @@ import (
 	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/httpapi"
 )
 
@@ -35,8 +36,8 @@ func routeFunctions(t testing.TB) map[string]string {
 // templateHandlers builds, on cfg, the function template.yaml wires to
 // each route: its map from a route (as routeFunctions names it) to the
 // function's handler. Each function is built once, by its constructor in
-// app.HTTPFunctions, unless built holds it already (by folder).
-func templateHandlers(t testing.TB, cfg function.Config, built map[string]function.HTTPHandler) map[string]function.HTTPHandler {
+// app.HTTPFunctions over caches, unless built holds it already (by folder).
+func templateHandlers(t testing.TB, cfg function.Config, caches base.Caches, built map[string]function.HTTPHandler) map[string]function.HTTPHandler {
 	t.Helper()
 	byDir := map[string]function.HTTPHandler{}
 	for dir, h := range built {
@@ -51,7 +52,7 @@ func templateHandlers(t testing.TB, cfg function.Config, built map[string]functi
 				t.Fatalf("%s: functions/%s has no constructor in app.HTTPFunctions", route, dir)
 			}
 			var err error
-			if h, err = httpFn.New(context.Background(), apptest.Recording(cfg, dir)); err != nil {
+			if h, err = httpFn.New(context.Background(), apptest.Recording(cfg, dir), caches); err != nil {
 				t.Fatalf("%s: %v", dir, err)
 			}
 			byDir[dir] = h

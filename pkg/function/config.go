@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -214,137 +212,16 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 	}
 	var secretVars []string
 	for _, name := range fn.Variables() {
-		var err error
-		switch name {
-		case "MODE":
-			c.Mode = envOr(name, ModeSandbox)
-			if c.Mode != ModeSandbox && c.Mode != ModeProduction {
-				err = fmt.Errorf("%w: MODE must be %s or %s, not %q", ErrConfig, ModeSandbox, ModeProduction, c.Mode)
-			}
-		case "METRICS_NAMESPACE":
-			c.MetricsNamespace = envOr(name, DefaultMetricsNamespace)
-		case "STAGE":
-			c.Stage = os.Getenv(name)
-		case "ALARM_EMAIL":
-			c.AlarmEmail = os.Getenv(name)
-		case "TABLE_NAME":
-			c.TableName, err = envRequired(name)
-		case "PAYOUTS_QUEUE_URL":
-			c.PayoutsQueueURL, err = envRequired(name)
-		case "BULK_PAYOUTS_QUEUE_URL":
-			c.BulkPayoutsQueueURL, err = envRequired(name)
-		case "WEBHOOKS_QUEUE_URL":
-			c.WebhooksQueueURL, err = envRequired(name)
-		case "ISSUER_EVENTS_QUEUE_URL":
-			c.IssuerEventsQueueURL, err = envRequired(name)
-		case "FUNDS_QUEUE_URL":
-			c.FundsQueueURL, err = envRequired(name)
-		case "USER_POOL_ID":
-			c.UserPoolID, err = envRequired(name)
-		case "USER_POOL_CLIENT_ID":
-			c.UserPoolClientID, err = envRequired(name)
-		case "DOCUMENTS_BUCKET":
-			c.DocumentsBucket, err = envRequired(name)
-		case "TOKEN_TTL_SECONDS":
-			var ttl int
-			ttl, err = envInt(name, 3600)
-			c.TokenTTL = time.Duration(ttl) * time.Second
-		case "TOKEN_RATE_LIMIT":
-			c.TokenRateLimit, err = envInt(name, 10)
-		case "REVEAL_LIMIT_PER_HOUR":
-			c.RevealLimit, err = envInt(name, 100)
-		case "RATE_LIMIT_READ":
-			c.CompanyLimits.Read, err = envLimit(name, limits.Defaults.Read)
-		case "RATE_LIMIT_MONEY":
-			c.CompanyLimits.Money, err = envLimit(name, limits.Defaults.Money)
-		case "RATE_LIMIT_REVEAL":
-			c.CompanyLimits.Reveal, err = envLimit(name, limits.Defaults.Reveal)
-		case "PAYMENT_DEADLINE_SECONDS":
-			var s int
-			s, err = envInt(name, int(DefaultPaymentDeadline/time.Second))
-			c.PaymentDeadline = time.Duration(s) * time.Second
-			if err == nil && c.PaymentDeadline > MaxPaymentDeadline {
-				err = fmt.Errorf("%w: %s must be at most %d (the %v reconciliation window), not %d",
-					ErrConfig, name, int(MaxPaymentDeadline/time.Second), MaxPaymentDeadline, s)
-			}
-		case "CARD_HOLD_EXPIRY_SECONDS":
-			var s int
-			s, err = envInt(name, int(DefaultCardHoldExpiry/time.Second))
-			c.CardHoldExpiry = time.Duration(s) * time.Second
-		case "RECONCILIATION_FIRST_WINDOW_HOURS":
-			var h int
-			h, err = envInt(name, int(DefaultReconciliationFirstWindow/time.Hour))
-			c.ReconciliationFirstWindow = time.Duration(h) * time.Hour
-			if err == nil && h < 1 {
-				err = fmt.Errorf("%w: %s must be at least 1, not %d", ErrConfig, name, h)
-			}
-		case "ISSUER_DECISION_DEADLINE_MS":
-			var ms int
-			ms, err = envInt(name, int(DefaultIssuerDecisionDeadline/time.Millisecond))
-			c.IssuerDecisionDeadline = time.Duration(ms) * time.Millisecond
-			if err == nil && c.IssuerDecisionDeadline > MaxIssuerDecisionDeadline {
-				err = fmt.Errorf("%w: %s must be at most %d, within the card-network function's time, not %d",
-					ErrConfig, name, MaxIssuerDecisionDeadline/time.Millisecond, ms)
-			}
-		case "ADMIN_CREDIT_IN_PRODUCTION":
-			switch v := os.Getenv(name); v {
-			case "", "false":
-			case "true":
-				c.AdminCreditInProduction = true
-			default:
-				err = fmt.Errorf("%w: %s must be true or false, not %q", ErrConfig, name, v)
-			}
-		case "TOKEN_KEY_A_ARN", "TOKEN_KEY_B_ARN":
-			// A KMS key is used, never read: locally TOKEN_KEY_A/B hold keys.
-			slot := TokenKeySlot(name)
-			c.TokenKeyARNs[slot], c.TokenKeys[slot], err = envKey(name, true)
-		case "TOKEN_SIGNING_KEY":
-			switch v := envOr(name, "a"); v {
-			case "a", "b":
-				c.TokenSigningKey = int(v[0] - 'a')
-			default:
-				err = fmt.Errorf("%w: %s must be a or b, not %q", ErrConfig, name, v)
-			}
-		case "TOKEN_STANDBY_KEY":
-			switch v := envOr(name, "accepted"); v {
-			case "accepted":
-			case "refused":
-				c.TokenStandbyRefused = true
-			default:
-				err = fmt.Errorf("%w: %s must be accepted or refused, not %q", ErrConfig, name, v)
-			}
-		case "TOKEN_ISSUER":
-			if c.TokenIssuer = os.Getenv(name); c.TokenIssuer != "" {
-				if u, perr := url.Parse(c.TokenIssuer); perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" ||
-					strings.HasSuffix(c.TokenIssuer, "/") || u.RawQuery != "" || u.Fragment != "" {
-					err = fmt.Errorf("%w: %s must be an http(s) URL without a trailing slash, not %q", ErrConfig, name, c.TokenIssuer)
-				}
-			}
-		case "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN", "ISSUER_API_KEY_ARN", "DASHBOARD_SESSION_KEY_ARN":
+		st, ok := settings[name]
+		switch {
+		case !ok:
+			return c, fmt.Errorf("%w: %s uses %s, which ConfigFromEnv does not know", ErrConfig, function, name)
+		case st.secret != nil:
 			secretVars = append(secretVars, name)
-		case "OPERATOR_BASE_URL":
-			c.OperatorBaseURL = os.Getenv(name)
-		case "OPERATOR_CALLBACK_PUBLIC_KEY":
-			c.OperatorCallbackKey = os.Getenv(name)
-		case "ISSUER_BASE_URL":
-			if c.IssuerBaseURL = os.Getenv(name); c.IssuerBaseURL != "" {
-				if u, perr := url.Parse(c.IssuerBaseURL); perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-					err = fmt.Errorf("%w: %s must be an http(s) URL, not %q", ErrConfig, name, c.IssuerBaseURL)
-				}
-			}
-		case "CARD_KEY_ARN":
-			// A KMS key is used, never read: locally CARD_KEY holds a key.
-			// In production mode the issuer keeps the card secrets and the
-			// stack gives no key (keyvaults.Card seals nothing).
-			c.CardKeyARN, c.CardKey, err = envKey(name, envOr("MODE", ModeSandbox) != ModeProduction)
-		case "WEBHOOK_KEY_ARN":
-			// As CARD_KEY_ARN: locally WEBHOOK_KEY holds a key.
-			c.WebhookKeyARN, c.WebhookKey, err = envKey(name, true)
 		default:
-			err = fmt.Errorf("%w: %s uses %s, which ConfigFromEnv does not know", ErrConfig, function, name)
-		}
-		if err != nil {
-			return c, err
+			if err := st.read(&c, name); err != nil {
+				return c, err
+			}
 		}
 	}
 	var err error
@@ -361,7 +238,8 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 	}
 	var reader SecretReader
 	for _, name := range secretVars {
-		if (name == "OPERATOR_API_TOKEN_ARN" || name == "ISSUER_API_KEY_ARN") && c.Mode != ModeProduction {
+		st := settings[name]
+		if st.productionOnly && c.Mode != ModeProduction {
 			continue // the sandbox operator and issuer need no credentials
 		}
 		plain := strings.TrimSuffix(name, "_ARN")
@@ -373,6 +251,7 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 				}
 				reader = secrets(c.AWS, c.SecretsEndpoint)
 			}
+			var err error
 			if value, err = reader.SecretValue(ctx, arn); err != nil {
 				return c, fmt.Errorf("%w: read secret %s: %v", ErrConfig, arn, err)
 			}
@@ -380,23 +259,8 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 		if value == "" {
 			return c, fmt.Errorf("%w: %s is not set (nor %s, the value itself)", ErrConfig, name, plain)
 		}
-		switch name {
-		case "ADMIN_API_KEY_ARN":
-			c.AdminAPIKey = value
-		case "DASHBOARD_SESSION_KEY_ARN":
-			c.DashboardSessionKey = value
-		case "ISSUER_WEBHOOK_SECRET_ARN":
-			c.IssuerWebhookSecret = []byte(value)
-		case "OPERATOR_API_TOKEN_ARN":
-			if value == SecretPlaceholder {
-				return c, fmt.Errorf("%w: the secret %s still holds the stack's placeholder: put the aggregator's API token in it (docs/providers.md)", ErrConfig, name)
-			}
-			c.OperatorAPIToken = value
-		case "ISSUER_API_KEY_ARN":
-			if value == SecretPlaceholder {
-				return c, fmt.Errorf("%w: the secret %s still holds the stack's placeholder: put the card issuer's API key in it (docs/providers.md)", ErrConfig, name)
-			}
-			c.IssuerAPIKey = value
+		if err := st.secret(&c, value); err != nil {
+			return c, err
 		}
 	}
 	return c, nil
@@ -431,58 +295,4 @@ func AWSFromEnv() (aws.Config, error) {
 		Region:      region,
 		Credentials: credentials.NewStaticCredentialsProvider(key, secret, os.Getenv("AWS_SESSION_TOKEN")),
 	}, nil
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
-// envRequired returns the value of the variable name, which must be set.
-func envRequired(name string) (string, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return "", fmt.Errorf("%w: %s is not set", ErrConfig, name)
-	}
-	return v, nil
-}
-
-// envLimit reads a company limit "rate/burst" (limits.ParseLimit); unset,
-// def.
-func envLimit(name string, def limits.Limit) (limits.Limit, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return def, nil
-	}
-	l, err := limits.ParseLimit(v)
-	if err != nil {
-		return limits.Limit{}, fmt.Errorf("%w: %s must be rate/burst, two positive integers (\"50/100\"), not %q", ErrConfig, name, v)
-	}
-	return l, nil
-}
-
-// envKey reads the KMS key named by the variable name (…_ARN), and the
-// local key that stands in for it locally, the variable without _ARN; when
-// required, one of them must be set.
-func envKey(name string, required bool) (arn, local string, err error) {
-	plain := strings.TrimSuffix(name, "_ARN")
-	arn, local = os.Getenv(name), os.Getenv(plain)
-	if required && arn == "" && local == "" {
-		return "", "", fmt.Errorf("%w: %s is not set (nor %s, a local key)", ErrConfig, name, plain)
-	}
-	return arn, local, nil
-}
-
-func envInt(name string, def int) (int, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%w: %s must be a positive integer, not %q", ErrConfig, name, v)
-	}
-	return n, nil
 }

@@ -52,16 +52,6 @@ const LocalStage = "local"
 // configuration) is not deployed.
 func (c Config) Deployed() bool { return c.Stage != "" && c.Stage != LocalStage }
 
-// PlainSecrets are the settings whose value is a secret, given in the
-// environment itself only by the local stack: a deployment names each by
-// its ARN (NAME_ARN, a secret of Secrets Manager or a KMS key) instead.
-// A deployed production stage refuses to start with any of them set. A new
-// secret setting is added here.
-var PlainSecrets = []string{
-	"TOKEN_KEY_A", "TOKEN_KEY_B", "ADMIN_API_KEY", "ISSUER_WEBHOOK_SECRET", "OPERATOR_API_TOKEN", "ISSUER_API_KEY",
-	"CARD_KEY", "WEBHOOK_KEY", "DASHBOARD_SESSION_KEY",
-}
-
 // ProviderURLs are the settings naming a provider's API, which a deployed
 // production stage requires to be https (the local stack's simulated
 // providers answer on http://127.0.0.1).

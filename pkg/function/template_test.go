@@ -37,7 +37,7 @@ func TestTemplateRoutesReachHandlers(t *testing.T) {
 			t.Errorf("%s: functions/%s has no constructor in HTTPFunctions", fn.LogicalID, fn.Dir)
 			continue
 		}
-		h, err := httpFn.New(context.Background(), apptest.Recording(env.Cfg, fn.Dir))
+		h, err := httpFn.New(context.Background(), apptest.Recording(env.Cfg, fn.Dir), env.Caches)
 		if err != nil {
 			t.Fatalf("%s: %v", fn.LogicalID, err)
 		}

@@ -22,6 +22,7 @@ import (
 // 1.65 reaches the USD wallet's payout balance. The preview moves nothing;
 // the conversion writes a TRANSFER entry on each wallet and its event.
 func TestConversion(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, xaf, usd, rateID := e.FxCompany("10000", "0.001667")
 	hooks, err := webhooksapi.New(context.Background(), apptest.Recording(e.Cfg, "webhooks"))
@@ -149,6 +150,7 @@ func TestConcurrentConversions(t *testing.T) {
 // deposit either ran at 0.0016 (1.60 USD) or was refused RATE_CHANGED;
 // none ran at the new rate.
 func TestDepositsRaceARateChange(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, xaf, usd, _ := e.FxCompany("60000", "0.0016")
 	q := e.Call(e.Wallets, token, "POST", "/company/exchange-rates/convert", `{"fromCurrency":"XAF","toCurrency":"USD","amount":1000}`)
@@ -224,6 +226,7 @@ func dollars(cents int) string {
 // 1,010 XAF (the 1 % fee in XAF), the destination gets 1,000 XOF; the
 // response shows both wallets as GET /wallets does.
 func TestDeposit(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, xaf := e.Company("")
 	xof := e.OpenWallet(token, "XOF", "Senegal", "SN", "+221")
@@ -256,6 +259,7 @@ func TestDeposit(t *testing.T) {
 // owes 0.50 USD: the debt is paid from the credit, in the same
 // transaction, and the wallet keeps the rest.
 func TestConversionPaysDebts(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, xaf, usd, _ := e.FxCompany("10000", "0.001667")
 	debtID := e.PutDebt(companyID, 50, time.Now().UTC().Add(-time.Minute))
@@ -280,6 +284,7 @@ func TestConversionPaysDebts(t *testing.T) {
 // deposit is a 400 (or a 404 for a wallet that is not the company's) that
 // moves nothing.
 func TestConversionRefusals(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, xaf, usd, rateID := e.FxCompany("10000", "0.0016")
 	xof := e.OpenWallet(token, "XOF", "Senegal", "SN", "+221") // no XOF → USD rate

@@ -13,6 +13,7 @@ import (
 // never built without a dependency it needs, and the error names it; its
 // events may be left to the sweeper.
 func TestNewConverterRefusesMissingDeps(t *testing.T) {
+	t.Parallel()
 	rates := fx.NewService(moneystore.NewRates(nil), nil)
 	var ws *wallets.Service // the interface holds a value: only a missing one is refused
 	mover := moneystore.NewConversions(nil)

@@ -12,6 +12,7 @@ import (
 // with its version; a changed rate gets a new version, an unchanged one
 // keeps its own; the company quotes a deposit at its current rate.
 func TestExchangeRates(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewCustomersTestEnv(t)
 	companyID, token := e.ApprovedCompany()
 	path := "/admin/companies/" + companyID + "/exchange-rates"
@@ -111,6 +112,7 @@ func TestExchangeRates(t *testing.T) {
 // USD, a conversion then moves what its preview priced: the fee in USD,
 // out of the converted amount.
 func TestQuoteThenDeposit(t *testing.T) {
+	t.Parallel()
 	type conversion struct{ fee, credited string }
 	tests := []struct {
 		name, from, to, rate, amount string

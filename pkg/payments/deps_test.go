@@ -15,6 +15,7 @@ import (
 // dependency it needs, and the error names it; operator.None is a
 // dependency (no operator), not a missing one.
 func TestNewServiceRefusesMissingDeps(t *testing.T) {
+	t.Parallel()
 	full := func() payments.Deps {
 		return payments.Deps{
 			Store: moneystore.NewPayments(nil), Wallets: moneystore.NewWallets(nil), Fees: fees.NewService(store.NewFees(nil)),
@@ -52,6 +53,7 @@ func TestNewServiceRefusesMissingDeps(t *testing.T) {
 // TestNewAdminRefusesMissingDeps: the console's service needs the store and
 // an events publisher, and nothing else.
 func TestNewAdminRefusesMissingDeps(t *testing.T) {
+	t.Parallel()
 	if _, err := payments.NewAdmin(moneystore.NewPayments(nil), &eventLog{}); err != nil {
 		t.Fatalf("store and events given: %v", err)
 	}

@@ -32,6 +32,7 @@ import (
 // amount plus fee, as the wallet transactions show; one to a number ending
 // in 000 ends FAILED with the money back.
 func TestPayoutsEndToEnd(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, walletID := e.Company("10000")
 	body := func(phone, ext string) string {
@@ -116,6 +117,7 @@ func TestPayoutsEndToEnd(t *testing.T) {
 // (the process that accepted it died before sending the submit): the
 // sweeper, a minute later, sends it, and the worker settles it once.
 func TestSweeperResubmits(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, walletID := e.Company("1000")
 	broken := e.Cfg
@@ -156,6 +158,7 @@ func TestSweeperResubmits(t *testing.T) {
 // /payment/collect: the field named, and the spec's messages for the
 // business refusals.
 func TestPaymentsHTTPRefusals(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, _ := e.Company("100")
 	if r := e.Call(e.Payments, token, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":10,"currency":"XAF","external_id":"taken"}`); r.Status != 200 {
@@ -225,6 +228,7 @@ func TestPaymentsHTTPRefusals(t *testing.T) {
 // another company's transaction is not found, whatever skipCompanyCheck
 // says.
 func TestPaymentQueriesHTTP(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	_, token, _ := e.Company("1000")
 	_, other, _ := e.Company("1000")
@@ -300,6 +304,7 @@ func TestPaymentQueriesHTTP(t *testing.T) {
 // TestFeesAndGuidelineRoutes checks the fee schedule console routes,
 // POST /wallets/calculate-transfer-fees and GET /payment/guideline.
 func TestFeesAndGuidelineRoutes(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, walletID := e.Company("")
 	quote := func(body string) apptest.Result {
@@ -397,6 +402,7 @@ func hasRules(r apptest.Result, types ...string) bool {
 // TestConcurrentPayoutsHTTP sends payouts through the function's handler at
 // once: the reservation admits exactly what the balance covers.
 func TestConcurrentPayoutsHTTP(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, walletID := e.Company("100")
 	var wg sync.WaitGroup
@@ -424,6 +430,7 @@ func TestConcurrentPayoutsHTTP(t *testing.T) {
 // payments function serves reads but refuses payouts with 503, the worker
 // refuses to start, and the sweeper runs (given the card issuer's key).
 func TestProductionModeNeedsAnOperator(t *testing.T) {
+	t.Parallel()
 	cfg := function.Config{Mode: function.ModeProduction, TableName: "t", TokenKeys: apptest.AuthTestKeys, PayoutsQueueURL: "http://q", AWS: storetest.AWSConfig(),
 		CompanyLimits: apptest.GenerousLimits}
 	if _, err := paymentsapi.New(context.Background(), cfg); err != nil {

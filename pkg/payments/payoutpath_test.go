@@ -30,6 +30,7 @@ import (
 // travels the same path. Publication is the payout worker's: after it ran,
 // no event of the payments is left unpublished.
 func TestAcceptedPayoutRequests(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, _ := e.Company("100000")
 	counter := &apptest.RequestCounter{}
@@ -101,6 +102,7 @@ func TestAcceptedPayoutRequests(t *testing.T) {
 // sweeper publishes the acceptance's event after outbox.Grace, and resumes
 // the payment.
 func TestPayoutEventsSurviveLostMessages(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// broken returns the payments function and the payout worker of

@@ -17,6 +17,7 @@ import (
 // it takes the message, before the events of the transitions that follow,
 // and a stale copy of the message publishes nothing again.
 func TestAcceptanceSendsOneMessage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		accept func(h *harness) (payments.Payment, error)
@@ -75,6 +76,7 @@ func TestAcceptanceSendsOneMessage(t *testing.T) {
 // one message per company, which the worker publishes; a message that has
 // only events is not a payment's.
 func TestRelay(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	h.jobs.setFail(true) // the acceptance's own message is lost

@@ -10,7 +10,6 @@ import (
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
-	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
@@ -32,6 +31,7 @@ import (
 // company's filtered list and in the console's list; the console resolves
 // it FAILED, which refunds it once, and a second resolution is refused.
 func TestReconciliationEndToEnd(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	e.Cfg.PaymentDeadline = 3 * time.Second
 	ctx := context.Background()
@@ -102,6 +102,7 @@ func TestReconciliationEndToEnd(t *testing.T) {
 // TestConsoleCreditOutsideSandbox: in production mode the console's
 // sandbox credit is refused unless the stack allows it.
 func TestConsoleCreditOutsideSandbox(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	_, _, walletID := e.Company("")
 	ctx := context.Background()
@@ -128,6 +129,7 @@ func TestConsoleCreditOutsideSandbox(t *testing.T) {
 // with other writes is a 409 with a stable code and Retry-After, never a
 // 500.
 func TestConflictIsA409WithRetryAfter(t *testing.T) {
+	t.Parallel()
 	e := apptest.NewPaymentsTestEnv(t)
 	_, token, _ := e.Company("1000")
 	conflicting, _ := storetest.WithConflicts(store.New(e.DB.Client, e.DB.Table), 1<<30)
@@ -141,11 +143,11 @@ func TestConflictIsA409WithRetryAfter(t *testing.T) {
 	}
 	svc, err := services.Payments(e.Cfg, conflicting, gw, apptest.TestQueue(e.Cfg, e.Cfg.PayoutsQueueURL),
 		apptest.TestQueue(e.Cfg, e.Cfg.BulkPayoutsQueueURL), services.Events(conflicting, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL)),
-		app.Caches.Fees, time.Now)
+		e.Caches.Fees, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard, err := tokenkeys.Guard(context.Background(), e.Cfg, e.DB, app.Caches.Companies)
+	guard, err := tokenkeys.Guard(context.Background(), e.Cfg, e.DB, e.Caches.Companies)
 	if err != nil {
 		t.Fatal(err)
 	}

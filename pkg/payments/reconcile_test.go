@@ -28,6 +28,7 @@ import (
 // reconciliation, and is polled at the longest delay; a definitive answer
 // that comes later is applied: a late SUCCESS settles, never refunds.
 func TestNoRefundWithoutADefinitiveAnswer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		phone string // decides the sandbox operator's answer
@@ -145,6 +146,7 @@ func TestNoRefundWithoutADefinitiveAnswer(t *testing.T) {
 // after the deadline of a payout the operator has not finished: nothing
 // changes.
 func TestDoubleCheckNeverFailsByTime(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	p, err := h.svc.Payout(h.ctx, h.company, request("237670000999", "100"))
@@ -170,6 +172,7 @@ func TestDoubleCheckNeverFailsByTime(t *testing.T) {
 // sweeper runs of each loss; copies of a message that was only late are
 // dropped.
 func TestSweeperResumesLostMessages(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		phone  string
@@ -238,6 +241,7 @@ func TestSweeperResumesLostMessages(t *testing.T) {
 // late copy, or one the sweeper replaced) does nothing, not even ask the
 // operator.
 func TestStaleMessageIsDropped(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	if _, err := h.svc.Payout(h.ctx, h.company, request("237670000999", "100")); err != nil {
@@ -283,6 +287,7 @@ func flagged(t *testing.T, h *harness, phone string) payments.Payment {
 // records who and why, and emits the status update; anything else is
 // refused.
 func TestConsoleResolve(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		status   payments.Status
 		balances [4]int64
@@ -358,6 +363,7 @@ func TestConsoleResolve(t *testing.T) {
 }
 
 func TestConsoleResolveRefusals(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	f := flagged(t, h, "237670000998")
@@ -398,6 +404,7 @@ func TestConsoleResolveRefusals(t *testing.T) {
 // window (a longer one is cut to it), a payout the operator never finishes
 // is flagged when the worker stops, so the console lists and resolves it.
 func TestWindowEndsFlagged(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	svc, err := payments.NewService(payments.Deps{
@@ -433,6 +440,7 @@ func TestWindowEndsFlagged(t *testing.T) {
 // OPEN_PAYMENT partition, no id lookup) whose queued message no longer
 // parses is adopted by the sweeper and settles; the console can find it.
 func TestSweeperAdoptsPaymentsFromBeforeNextPollAt(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	p, err := h.svc.Payout(h.ctx, h.company, request("237670000001", "100"))

@@ -9,6 +9,7 @@ import (
 )
 
 func TestNextPollDelay(t *testing.T) {
+	t.Parallel()
 	s := time.Second
 	deadline := 15 * time.Minute
 	tests := []struct {
@@ -40,6 +41,7 @@ func TestNextPollDelay(t *testing.T) {
 // for the default deadline and a short one: it never waits more than 900 s,
 // lands on the deadline, and polls a bounded number of times.
 func TestPollScheduleReachesTheDeadline(t *testing.T) {
+	t.Parallel()
 	for _, deadline := range []time.Duration{payments.DefaultDeadline, 20 * time.Second} {
 		t.Run(fmt.Sprint(deadline), func(t *testing.T) {
 			created := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
@@ -59,6 +61,7 @@ func TestPollScheduleReachesTheDeadline(t *testing.T) {
 }
 
 func TestParseJob(t *testing.T) {
+	t.Parallel()
 	const id = "0196a0c2-7b3e-7d41-9c55-2f1e8a9b0c1d"
 	tests := []struct {
 		body string

@@ -23,6 +23,7 @@ import (
 // TestPayoutLifecycle runs one payout per sandbox outcome through the
 // worker and checks the end state, the balances, the ledger and the events.
 func TestPayoutLifecycle(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		phone    string
@@ -95,6 +96,7 @@ func TestPayoutLifecycle(t *testing.T) {
 // fee of 2) at once against 500 available: exactly 50 are accepted, the
 // other 150 are refused for the balance, and nothing goes negative.
 func TestConcurrentPayoutsNeverOverspend(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "500")
 	h.setFees(2, 0)
@@ -145,6 +147,7 @@ func TestConcurrentPayoutsNeverOverspend(t *testing.T) {
 // operator answers the retried submission with the same order, and the
 // payout settles once.
 func TestWorkerCannotQueueThePoll(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	p, err := h.svc.Payout(h.ctx, h.company, request("237670000001", "100"))
@@ -184,6 +187,7 @@ func TestWorkerCannotQueueThePoll(t *testing.T) {
 // TestConcurrentDuplicateExternalID sends 50 payouts with one external_id
 // at once: exactly one is accepted.
 func TestConcurrentDuplicateExternalID(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "100000")
 	var wg sync.WaitGroup
@@ -224,6 +228,7 @@ func TestConcurrentDuplicateExternalID(t *testing.T) {
 // order, and again after the end: each transition happens once and a
 // failure refunds once.
 func TestDuplicateAndLateDeliveries(t *testing.T) {
+	t.Parallel()
 	for _, phone := range []string{"237670000000", "237670000001"} {
 		t.Run(phone, func(t *testing.T) {
 			h := newHarness(t)
@@ -284,6 +289,7 @@ func TestDuplicateAndLateDeliveries(t *testing.T) {
 // sequence, through the status double check: the reservation is released
 // once and one REFUND is written.
 func TestRefundRunsOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	p, err := h.svc.Payout(h.ctx, h.company, request("237670000000", "100"))
@@ -323,6 +329,7 @@ func TestRefundRunsOnce(t *testing.T) {
 
 // TestPayoutRefusals checks the business refusals and their order.
 func TestPayoutRefusals(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "100")
 	if _, err := h.svc.Payout(h.ctx, h.company, payments.Request{
@@ -363,6 +370,7 @@ func TestPayoutRefusals(t *testing.T) {
 
 // TestValidation checks that each bad field is a 400 naming it.
 func TestValidation(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	tests := []struct {
 		field string
@@ -416,6 +424,7 @@ func TestValidation(t *testing.T) {
 // payin_balance with amount − fee through a DEPOSIT entry; FAILED moves
 // nothing.
 func TestCollections(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		phone  string
 		status payments.Status
@@ -476,6 +485,7 @@ func TestCollections(t *testing.T) {
 
 // TestQueries lists and reads payments with each filter.
 func TestQueries(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "10000")
 	var ids []string
@@ -553,6 +563,7 @@ func TestQueries(t *testing.T) {
 // gateway (operator.None): payouts and collections are refused and nothing
 // is reserved, written or queued.
 func TestNoOperatorRefusesBeforeWriting(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	svc, err := payments.NewService(payments.Deps{

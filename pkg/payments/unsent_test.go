@@ -18,6 +18,7 @@ import (
 // recorded a submission: the operator was down) waits for reconciliation
 // with its funds reserved.
 func TestUnsentPaymentsAreSentOrFailed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		collection bool

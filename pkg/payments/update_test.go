@@ -31,6 +31,7 @@ func (h *harness) update(p payments.Payment, k operator.Kind, res operator.Resul
 // payout is refunded once. Balances, ledger and events are checked after
 // each.
 func TestOperatorUpdates(t *testing.T) {
+	t.Parallel()
 	succeeded := operator.Result{State: operator.Succeeded, OrderID: "ORD-1", Raw: json.RawMessage(`{"status":"COMPLETED"}`)}
 	failed := operator.Result{State: operator.Failed, OrderID: "ORD-1", Reason: "recipient account not found", Raw: json.RawMessage(`{"status":"FAILED"}`)}
 	tests := []struct {
@@ -120,6 +121,7 @@ func TestOperatorUpdates(t *testing.T) {
 // payment's (a deposit's answer naming a payout): the payout stays
 // PROCESSING, its money reserved.
 func TestOperatorUpdateOfAnotherKind(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	p, err := h.svc.Payout(h.ctx, h.company, request("237670000999", "10"))
@@ -145,6 +147,7 @@ func TestOperatorUpdateOfAnotherKind(t *testing.T) {
 
 // TestQueueUpdateRefusesANonFinalState: only a final answer is queued.
 func TestQueueUpdateRefusesANonFinalState(t *testing.T) {
+	t.Parallel()
 	q := &jobQueue{}
 	err := payments.QueueUpdate(t.Context(), q, "0196a0c2-7b3e-7d41-9c55-2f1e8a9b0c1d", "0196a0c2-7b3e-7d41-9c55-2f1e8a9b0c1e",
 		operator.Payout, operator.Result{State: operator.Processing})
@@ -177,6 +180,7 @@ func (s *staleRead) GetPayment(ctx context.Context, companyID, id string) (payme
 // PENDING while the worker's submission moved it to PROCESSING; the update
 // loses that race, reads the payment again and settles it, once.
 func TestOperatorUpdateRacingTheSubmission(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	p, err := h.svc.Payout(h.ctx, h.company, request("237670000999", "10"))

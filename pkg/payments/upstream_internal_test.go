@@ -7,6 +7,7 @@ import (
 )
 
 func TestUpstream(t *testing.T) {
+	t.Parallel()
 	big := `{"x":"` + strings.Repeat("a", MaxUpstreamBytes) + `"}`
 	tests := []struct{ raw, want string }{
 		{``, ``},

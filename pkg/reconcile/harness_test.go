@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
 	"payments/pkg/function"
@@ -47,7 +46,7 @@ func newCardEnv(t *testing.T) *cardEnv {
 	t.Helper()
 	e := &cardEnv{CardsTestEnv: apptest.NewCardsTestEnv(t), Clock: apptest.NewClock(time.Now()), drop: map[string]bool{}}
 	e.Cfg.IssuerWebhookSecret = apptest.IssuerTestSecret
-	svc, err := cardsapi.Service(e.Cfg, e.DB, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL), app.Caches.Fees)
+	svc, err := cardsapi.Service(e.Cfg, e.DB, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL), e.Caches.Fees)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +58,7 @@ func newCardEnv(t *testing.T) *cardEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	worker, err := services.CardApplier(e.DB, p, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL), app.Caches.Fees)
+	worker, err := services.CardApplier(e.DB, p, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL), e.Caches.Fees)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +80,7 @@ func newCardEnv(t *testing.T) *cardEnv {
 	})
 	e.Network.Statements = issuerdb.New(e.DB.DB)
 	e.Network.Deadline = 30 * time.Second // DynamoDB Local is slow on a busy machine
-	if e.Console, err = adminapi.NewWith(context.Background(), apptest.Recording(e.Cfg, "admin"), app.Caches, e.Clock.Now); err != nil {
+	if e.Console, err = adminapi.NewWith(context.Background(), apptest.Recording(e.Cfg, "admin"), e.Caches, e.Clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	return e

@@ -34,6 +34,7 @@ const later = reconcile.Grace + 5*time.Minute
 // reports it recovered with no mismatch; the card's money and its ledger
 // then agree with the issuer. A run later finds nothing more to apply.
 func TestRecoversASettlementNeverDelivered(t *testing.T) {
+	t.Parallel()
 	e := newCardEnv(t)
 	companyID, c := e.card(50)
 	kept := e.authorize(c, 1200)
@@ -110,6 +111,7 @@ func TestRecoversASettlementNeverDelivered(t *testing.T) {
 // for at once: its window ends when it starts, not Grace before, as the
 // operator who saw the deliveries fail asks for what the issuer has now.
 func TestConsoleRunEndsNow(t *testing.T) {
+	t.Parallel()
 	e := newCardEnv(t)
 	companyID, c := e.card(30)
 	auth := e.authorize(c, 1200)
@@ -212,6 +214,7 @@ func TestAmountMismatchIsReported(t *testing.T) {
 // with a reversal of its own making, and the card's money is available
 // again; the same finding is never applied twice.
 func TestReleasesAHoldTheIssuerNoLongerHolds(t *testing.T) {
+	t.Parallel()
 	e := newCardEnv(t)
 	companyID, c := e.card(30)
 	auth := e.authorize(c, 900)
@@ -255,6 +258,7 @@ func TestReleasesAHoldTheIssuerNoLongerHolds(t *testing.T) {
 // the same amount; a hold we keep that the issuer's list does not name is
 // reported missing, and left as it is.
 func TestOpenHoldsCompared(t *testing.T) {
+	t.Parallel()
 	e := newCardEnv(t)
 	companyID, c := e.card(30)
 	e.authorize(c, 700)

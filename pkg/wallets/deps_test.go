@@ -13,6 +13,7 @@ import (
 // dependency it needs, and the error names it; bank.None is a dependency
 // (no bank), not a missing one.
 func TestNewServiceRefusesMissingDeps(t *testing.T) {
+	t.Parallel()
 	full := func() wallets.Deps {
 		return wallets.Deps{Store: moneystore.NewWallets(nil), Companies: approved{}, Fees: noFees{}, Events: noEvents{}, Bank: bank.None}
 	}

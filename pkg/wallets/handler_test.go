@@ -17,11 +17,11 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/apidoc/apitest"
-	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/auth"
 	"payments/pkg/companies"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/function/walletsapi"
@@ -60,14 +60,15 @@ func newEnv(t *testing.T) *env {
 		CompanyLimits:    apptest.GenerousLimits,
 	}
 	e := &env{t: t, db: db, comps: companies.NewService(store.NewCompanies(db), nil)}
+	caches := base.NewCaches(time.Now) // shared, as the functions of one process share theirs
 	var err error
-	if e.wallets, err = walletsapi.NewWith(ctx, cfg, app.Caches); err != nil {
+	if e.wallets, err = walletsapi.NewWith(ctx, cfg, caches); err != nil {
 		t.Fatalf("NewWallets: %v", err)
 	}
-	if e.payments, err = paymentsapi.NewWith(ctx, cfg, app.Caches); err != nil {
+	if e.payments, err = paymentsapi.NewWith(ctx, cfg, caches); err != nil {
 		t.Fatalf("NewPayments: %v", err)
 	}
-	if e.tokens, err = tokenkeys.Service(ctx, cfg, db, nil, app.Caches.Companies); err != nil {
+	if e.tokens, err = tokenkeys.Service(ctx, cfg, db, nil, caches.Companies); err != nil {
 		t.Fatalf("auth.NewService: %v", err)
 	}
 	rt := httpapi.NewRouter(walletsapi.Errors, nil)
@@ -212,6 +213,7 @@ func walletBody(currency, country, iso, phone string) string {
 }
 
 func TestCreateWallet(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, token := e.company(companies.KYBApproved)
 	_, pending := e.company(companies.KYBPending)
@@ -300,6 +302,7 @@ func TestCreateWallet(t *testing.T) {
 }
 
 func TestWalletReads(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	companyA, a := e.company(companies.KYBApproved)
 	companyB, b := e.company(companies.KYBApproved)
@@ -603,6 +606,7 @@ func TestWalletReads(t *testing.T) {
 }
 
 func TestAdminCredit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	company, token := e.company(companies.KYBApproved)
 	r := e.call(e.wallets, token, http.MethodPost, "/wallets", walletBody("USD", "United States", "US", "+1"))

@@ -9,6 +9,7 @@ import (
 )
 
 func TestNewPosting(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	w := wallets.Wallet{ID: "w1", CompanyID: "c1", Currency: "XAF"}
 	other := wallets.Wallet{ID: "w2", CompanyID: "c1", Currency: "USD"}
@@ -58,6 +59,7 @@ func TestNewPosting(t *testing.T) {
 }
 
 func TestCompleted(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	w := wallets.Wallet{ID: "w1", CompanyID: "c1", Currency: "USD"}
 	e := wallets.Completed("e1", w, wallets.TypeFee, "d1", wallets.Payout, -250, now)

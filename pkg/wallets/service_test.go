@@ -93,6 +93,7 @@ func fieldOf(err error) string {
 }
 
 func TestCreditValidation(t *testing.T) {
+	t.Parallel()
 	company := uuid.NewString()
 	svc, s := newService(t, company)
 	xaf := mustCreate(t, svc, company, "XAF", "Cameroon", "CM", "+237")
@@ -149,6 +150,7 @@ func TestCreditValidation(t *testing.T) {
 }
 
 func TestCredit(t *testing.T) {
+	t.Parallel()
 	company := uuid.NewString()
 	svc, s := newService(t, company)
 	ctx := context.Background()
@@ -191,6 +193,7 @@ func TestCredit(t *testing.T) {
 }
 
 func TestCreditConcurrent(t *testing.T) {
+	t.Parallel()
 	company := uuid.NewString()
 	svc, s := newService(t, company)
 	ctx := context.Background()
@@ -236,6 +239,7 @@ func TestCreditConcurrent(t *testing.T) {
 // apply it once and answer every retry with it; the same reference for
 // another credit (amount, wallet or sub-balance) is refused.
 func TestCreditIsIdempotentOnItsReference(t *testing.T) {
+	t.Parallel()
 	company := uuid.NewString()
 	svc, s := newService(t, company)
 	ctx := context.Background()
@@ -309,6 +313,7 @@ func (l ledger) AllTransactions(context.Context, string) ([]wallets.Transaction,
 }
 
 func TestVerifyLedger(t *testing.T) {
+	t.Parallel()
 	wallet := func(payin, payout, reserved, available int64) wallets.Wallet {
 		return wallets.Wallet{ID: "w", Currency: "XAF", PayinBalance: payin, PayoutBalance: payout,
 			PayoutReserved: reserved, PayoutAvailable: available}
@@ -356,6 +361,7 @@ func TestVerifyLedger(t *testing.T) {
 // TestCreditRetryAfterDeactivation: a wallet deactivated after a credit
 // refuses new credits, but a retry of that credit is still answered with it.
 func TestCreditRetryAfterDeactivation(t *testing.T) {
+	t.Parallel()
 	company := uuid.NewString()
 	db := storetest.NewDB(t)
 	s := moneystore.NewWallets(db)

@@ -142,6 +142,7 @@ func (e *movesTestEnv) pumpFunds(timeout time.Duration, done func() bool) {
 // wallet with a 1 % TRANSFER fee: both directions, the ledger entries
 // linked by the transfer id, the event; then every refusal.
 func TestTransferInternal(t *testing.T) {
+	t.Parallel()
 	e := newMovesTestEnv(t)
 	companyID, token, walletID := e.Company("")
 	_, otherToken, otherWallet := e.Company("100")
@@ -254,6 +255,7 @@ func TestTransferInternal(t *testing.T) {
 // 1010 each) at once from a payin balance of 10000: exactly the 9 that fit
 // move, and no balance goes below 0.
 func TestConcurrentTransfersInternal(t *testing.T) {
+	t.Parallel()
 	e := newMovesTestEnv(t)
 	companyID, token, walletID := e.Company("")
 	e.credit(walletID, "payin", "10000")
@@ -288,6 +290,7 @@ func TestConcurrentTransfersInternal(t *testing.T) {
 // payout balance is a credit to it, which pays the company's pending
 // debts first.
 func TestTransferInternalRecoversDebts(t *testing.T) {
+	t.Parallel()
 	e := newMovesTestEnv(t)
 	companyID, token, walletID := e.UsdCompany()
 	e.credit(walletID, "payin", "10")
@@ -310,6 +313,7 @@ func TestTransferInternalRecoversDebts(t *testing.T) {
 // confirm or reject them: PENDING moves nothing; 20 concurrent confirms
 // credit once; a rejection credits nothing; a second decision is 409.
 func TestFundingConsoleDecisions(t *testing.T) {
+	t.Parallel()
 	e := newMovesTestEnv(t)
 	companyID, token, walletID := e.Company("")
 	fund := func(body string) apptest.Result {
@@ -395,6 +399,7 @@ func TestFundingConsoleDecisions(t *testing.T) {
 // TestFundingReference: a funding is idempotent on its reference, per
 // company; and the declaration's refusals.
 func TestFundingReference(t *testing.T) {
+	t.Parallel()
 	e := newMovesTestEnv(t)
 	companyID, token, walletID := e.Company("")
 	otherCompany, otherToken, otherWallet := e.Company("")
@@ -478,6 +483,7 @@ func TestFundingReference(t *testing.T) {
 // then finds them final. Messages for decided, unknown or malformed
 // fundings are dropped.
 func TestSandboxBank(t *testing.T) {
+	t.Parallel()
 	e := newMovesTestEnv(t)
 	companyID, token, walletID := e.Company("")
 	fund := func(amount, ref string) string {
@@ -542,6 +548,7 @@ func TestSandboxBank(t *testing.T) {
 // TestFundingRecoversDebts: a confirmed funding of a USD wallet's payout
 // balance pays the company's pending debts first.
 func TestFundingRecoversDebts(t *testing.T) {
+	t.Parallel()
 	e := newMovesTestEnv(t)
 	companyID, token, walletID := e.UsdCompany()
 	debtID := e.PutDebt(companyID, 50, time.Now().UTC().Add(-time.Minute))
@@ -578,6 +585,7 @@ func TestFundingRecoversDebts(t *testing.T) {
 // production mode starts, and drops a message naming a PENDING funding
 // without deciding it: the console does.
 func TestFundWorkerInProduction(t *testing.T) {
+	t.Parallel()
 	e := newMovesTestEnv(t)
 	companyID, token, walletID := e.Company("")
 	r := e.Call(e.Wallets, token, "POST", "/wallets/fund", `{"wallet_id":"`+walletID+`","amount":100,"reference":"wire-prod"}`)

@@ -31,6 +31,7 @@ import (
 	"payments/infra/local/samtemplate"
 	"payments/pkg/app"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 )
 
 // Server is the HTTP gateway with the pollers and schedules of one local
@@ -101,14 +102,16 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 // app.ScheduleFunctions, with the Config read from the environment that
 // FunctionEnv gives it. A function of the template without a constructor is
 // logged and left out (its routes answer 500, as a broken function would);
-// a CodeDeploy hook (app.HookFunctions) is left out quietly.
-// client is the SQS emulator's client, for the pollers.
+// a CodeDeploy hook (app.HookFunctions) is left out quietly. The functions
+// share one set of caches (base.NewCaches), which lives as long as the
+// Server. client is the SQS emulator's client, for the pollers.
 func Build(ctx context.Context, t *samtemplate.Template, r Resources, client *sqs.Client, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
 	s := &Server{Poller: &Poller{Client: client, Logger: log}, Logger: log, namespaces: map[string]string{}}
 	var routes []Route
+	caches := base.NewCaches(time.Now)
 	handlers := map[string]function.HTTPHandler{}
 	timeouts := map[string]time.Duration{}
 	for _, fn := range t.Functions() {
@@ -145,7 +148,7 @@ func Build(ctx context.Context, t *samtemplate.Template, r Resources, client *sq
 		}
 		s.namespaces[fn.Dir] = cfg.MetricsNamespace
 		if len(fn.Routes) > 0 && newHTTP != nil {
-			if handlers[fn.Dir], err = newHTTP(ctx, cfg); err != nil {
+			if handlers[fn.Dir], err = newHTTP(ctx, cfg, caches); err != nil {
 				return nil, fmt.Errorf("%s: init: %w", fn.Dir, err)
 			}
 		}
@@ -158,7 +161,7 @@ func Build(ctx context.Context, t *samtemplate.Template, r Resources, client *sq
 			if !ok {
 				return nil, fmt.Errorf("%s: queue %q has no local URL", fn.Dir, q.Queue)
 			}
-			h, err := newSQS(ctx, cfg)
+			h, err := newSQS(ctx, cfg, caches)
 			if err != nil {
 				return nil, fmt.Errorf("%s: init: %w", fn.Dir, err)
 			}
@@ -177,7 +180,7 @@ func Build(ctx context.Context, t *samtemplate.Template, r Resources, client *sq
 				log.Warn("schedule not run locally", "function", fn.Dir, "err", err)
 				continue
 			}
-			h, err := newSchedule(ctx, cfg)
+			h, err := newSchedule(ctx, cfg, caches)
 			if err != nil {
 				return nil, fmt.Errorf("%s: init: %w", fn.Dir, err)
 			}

@@ -16,6 +16,7 @@ import (
 	"payments/infra/local/samtemplate"
 	"payments/pkg/app"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/issuerhooks"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store"
@@ -341,10 +342,11 @@ func (c fixtureCalls) acceptanceEvent(token, payment string) string {
 }
 
 // consume hands the messages to the queue consumer fn, as one batch, and
-// fails t unless it handles all of them.
+// fails t unless it handles all of them. fn reads through caches of its
+// own, new with it.
 func (c fixtureCalls) consume(tpl *samtemplate.Template, res devserver.Resources, fn string, bodies ...any) {
 	c.t.Helper()
-	h, err := app.SQSFunctions[fn](context.Background(), FunctionConfig(c.t, tpl, res, fn))
+	h, err := app.SQSFunctions[fn](context.Background(), FunctionConfig(c.t, tpl, res, fn), base.NewCaches(time.Now))
 	if err != nil {
 		c.t.Fatalf("fixture: %s: %v", fn, err)
 	}

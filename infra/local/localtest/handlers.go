@@ -18,6 +18,7 @@ import (
 	"payments/infra/local/samtemplate"
 	"payments/pkg/app"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 )
 
 // FunctionConfig returns the function.Config that the function in functions/dir
@@ -44,17 +45,19 @@ func FunctionConfig(t testing.TB, tpl *samtemplate.Template, res devserver.Resou
 
 // HTTPHandlers builds the handler of every HTTP function of the template
 // that app.HTTPFunctions knows, each from the Config its template
-// environment gives it, keyed by folder name.
+// environment gives it, keyed by folder name. They share one set of caches,
+// which lives as long as the handlers.
 func HTTPHandlers(t testing.TB, tpl *samtemplate.Template, res devserver.Resources) map[string]function.HTTPHandler {
 	t.Helper()
 	hs := map[string]function.HTTPHandler{}
+	caches := base.NewCaches(time.Now)
 	for _, fn := range tpl.Functions() {
 		newHandler := app.HTTPFunctions[fn.Dir].New
 		if len(fn.Routes) == 0 || newHandler == nil {
 			continue
 		}
 		var err error
-		if hs[fn.Dir], err = newHandler(context.Background(), FunctionConfig(t, tpl, res, fn.Dir)); err != nil {
+		if hs[fn.Dir], err = newHandler(context.Background(), FunctionConfig(t, tpl, res, fn.Dir), caches); err != nil {
 			t.Fatalf("%s: init: %v", fn.Dir, err)
 		}
 	}

@@ -16,11 +16,11 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"payments/pkg/apidoc/apitest"
-	"payments/pkg/app"
 	"payments/pkg/auth"
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
 	"payments/pkg/function/authapi"
+	"payments/pkg/function/base"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/identity/cognitopool/cognitotest"
@@ -84,7 +84,10 @@ type AuthTestEnv struct {
 	DB    *store.DB
 	Auth  function.HTTPHandler
 	Admin function.HTTPHandler
-	probe function.HTTPHandler // GET /probe behind base.TokenGuard: answers the company id
+	// Caches are the caches every function the env builds shares, as the
+	// functions of one process do (pkg/app); they live as long as the env.
+	Caches base.Caches
+	probe  function.HTTPHandler // GET /probe behind base.TokenGuard: answers the company id
 }
 
 // NewAuthTestEnv returns an AuthTestEnv over a fresh table.
@@ -129,15 +132,16 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		cfg.IssuerAPIKey = StripeTestKey
 	}
 	ctx := context.Background()
-	a, err := authapi.NewWith(ctx, Recording(cfg, "auth"), app.Caches)
+	caches := base.NewCaches(time.Now)
+	a, err := authapi.NewWith(ctx, Recording(cfg, "auth"), caches)
 	if err != nil {
 		t.Fatal(err)
 	}
-	adm, err := adminapi.NewWith(ctx, Recording(cfg, "admin"), app.Caches, time.Now)
+	adm, err := adminapi.NewWith(ctx, Recording(cfg, "admin"), caches, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard, err := tokenkeys.Guard(ctx, cfg, db, app.Caches.Companies)
+	guard, err := tokenkeys.Guard(ctx, cfg, db, caches.Companies)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +154,7 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		httpapi.Respond(w, http.StatusOK, "ok", cid)
 		return nil
 	})
-	return &AuthTestEnv{Cfg: cfg, KMS: kms, DB: db, Auth: a, Admin: adm, probe: httpadapter.NewV2(rt).ProxyWithContext}
+	return &AuthTestEnv{Cfg: cfg, KMS: kms, DB: db, Auth: a, Admin: adm, Caches: caches, probe: httpadapter.NewV2(rt).ProxyWithContext}
 }
 
 // AuthTestEvent builds the API Gateway HTTP API event of a request.

@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"payments/pkg/app"
 	"payments/pkg/cards"
 	"payments/pkg/debts"
 	"payments/pkg/events"
@@ -56,7 +55,7 @@ func NewCardsTestEnv(t *testing.T) *CardsTestEnv {
 // CardsFunction builds the cards function on cfg.
 func (e *CardsTestEnv) CardsFunction(t *testing.T, cfg function.Config) function.HTTPHandler {
 	t.Helper()
-	h, err := cardsapi.NewWith(context.Background(), Recording(cfg, "cards"), app.Caches)
+	h, err := cardsapi.NewWith(context.Background(), Recording(cfg, "cards"), e.Caches)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +66,7 @@ func (e *CardsTestEnv) CardsFunction(t *testing.T, cfg function.Config) function
 // hold the issuer's secret and the issuer-events queue.
 func (e *CardsTestEnv) CardNetworkFunction(t *testing.T, cfg function.Config) function.HTTPHandler {
 	t.Helper()
-	h, err := cardnetwork.NewWith(context.Background(), Recording(cfg, "card-network"), app.Caches)
+	h, err := cardnetwork.NewWith(context.Background(), Recording(cfg, "card-network"), e.Caches)
 	if err != nil {
 		t.Fatal(err)
 	}

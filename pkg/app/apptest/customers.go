@@ -25,7 +25,6 @@ import (
 
 	"payments/infra/local/samples"
 	"payments/pkg/apidoc/apitest"
-	"payments/pkg/app"
 	"payments/pkg/customers"
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
@@ -118,14 +117,14 @@ func NewCustomersTestEnv(t *testing.T) *CustomersTestEnv {
 			e.dialled = append(e.dialled, a)
 		}))
 	var err error
-	if e.Customers, err = customersapi.NewWith(context.Background(), Recording(e.Cfg, "customers"), app.Caches, fetcher, e.now); err != nil {
+	if e.Customers, err = customersapi.NewWith(context.Background(), Recording(e.Cfg, "customers"), e.Caches, fetcher, e.now); err != nil {
 		t.Fatal(err)
 	}
-	if e.Webhooks, err = webhooksapi.NewWith(context.Background(), Recording(e.Cfg, "webhooks"), app.Caches); err != nil {
+	if e.Webhooks, err = webhooksapi.NewWith(context.Background(), Recording(e.Cfg, "webhooks"), e.Caches); err != nil {
 		t.Fatal(err)
 	}
 	// The console again, with the documents bucket it links to.
-	if e.AuthTestEnv.Admin, err = adminapi.NewWith(context.Background(), Recording(e.Cfg, "admin"), app.Caches, time.Now); err != nil {
+	if e.AuthTestEnv.Admin, err = adminapi.NewWith(context.Background(), Recording(e.Cfg, "admin"), e.Caches, time.Now); err != nil {
 		t.Fatal(err)
 	}
 	return e

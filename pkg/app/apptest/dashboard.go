@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"payments/pkg/app"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/dashboard"
 	"payments/pkg/function/userpool"
 	"payments/pkg/identity"
@@ -15,11 +15,11 @@ import (
 
 // Dashboard returns the dashboard function's handler over cfg's table
 // and pool, its AWS calls recorded as the dashboard's (Recording): the
-// function as it is built, over the process's caches (app.Caches), but for
+// function as it is built, over caches of its own, but for
 // the user pool, which the tests give (a test double).
 func Dashboard(t *testing.T, cfg function.Config, pool identity.Pool) http.Handler {
 	t.Helper()
-	h, err := dashboard.Handler(context.Background(), Recording(cfg, "dashboard"), app.Caches, pool, time.Now)
+	h, err := dashboard.Handler(context.Background(), Recording(cfg, "dashboard"), base.NewCaches(time.Now), pool, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

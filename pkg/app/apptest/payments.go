@@ -17,9 +17,9 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/apidoc/apitest"
-	"payments/pkg/app"
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
+	"payments/pkg/function/base"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/payoutworker"
 	"payments/pkg/function/sweeper"
@@ -70,16 +70,16 @@ func newPaymentsTestEnv(t *testing.T, mode string, configure func(*function.Conf
 	}
 	ctx := context.Background()
 	var err error
-	if e.Wallets, err = walletsapi.NewWith(ctx, Recording(e.Cfg, "wallets"), app.Caches); err != nil {
+	if e.Wallets, err = walletsapi.NewWith(ctx, Recording(e.Cfg, "wallets"), e.Caches); err != nil {
 		t.Fatal(err)
 	}
-	if e.Payments, err = paymentsapi.NewWith(ctx, Recording(e.Cfg, "payments"), app.Caches); err != nil {
+	if e.Payments, err = paymentsapi.NewWith(ctx, Recording(e.Cfg, "payments"), e.Caches); err != nil {
 		t.Fatal(err)
 	}
-	if e.Worker, err = payoutworker.NewWithClock(Recording(e.Cfg, "payout-worker"), app.Caches, time.Now); err != nil {
+	if e.Worker, err = payoutworker.NewWithClock(Recording(e.Cfg, "payout-worker"), e.Caches, time.Now); err != nil {
 		t.Fatal(err)
 	}
-	if e.AuthTestEnv.Admin, err = adminapi.NewWith(ctx, Recording(e.Cfg, "admin"), app.Caches, time.Now); err != nil { // with the queue
+	if e.AuthTestEnv.Admin, err = adminapi.NewWith(ctx, Recording(e.Cfg, "admin"), e.Caches, time.Now); err != nil { // with the queue
 		t.Fatal(err)
 	}
 	return e
@@ -386,10 +386,11 @@ func (e *PaymentsTestEnv) WebhookEvents() string {
 	}
 }
 
-// MustSweeper builds the sweeper on cfg and the clock now.
+// MustSweeper builds the sweeper on cfg and the clock now, over caches of
+// its own.
 func MustSweeper(t *testing.T, cfg function.Config, now func() time.Time) function.ScheduleHandler {
 	t.Helper()
-	h, err := sweeper.NewWithClock(cfg, app.Caches, now)
+	h, err := sweeper.NewWithClock(cfg, base.NewCaches(time.Now), now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"payments/pkg/app"
 	"payments/pkg/customers"
 	"payments/pkg/events"
 	"payments/pkg/function"
@@ -45,17 +44,17 @@ func (e *CustomersTestEnv) Production() *ProductionEnv {
 	p.Cfg.IssuerAPIKey = StripeTestKey
 	ctx := context.Background()
 	var err error
-	if p.auth, err = authapi.NewWith(ctx, Recording(p.Cfg, "auth"), app.Caches); err != nil {
+	if p.auth, err = authapi.NewWith(ctx, Recording(p.Cfg, "auth"), e.Caches); err != nil {
 		e.T.Fatal(err)
 	}
 	fetcher := customers.NewFetcher(outbound.WithAllowLoopback(true), outbound.WithTimeout(fetchTimeout))
-	if p.Customers, err = customersapi.NewWith(context.Background(), Recording(p.Cfg, "customers"), app.Caches, fetcher, e.now); err != nil {
+	if p.Customers, err = customersapi.NewWith(context.Background(), Recording(p.Cfg, "customers"), e.Caches, fetcher, e.now); err != nil {
 		e.T.Fatal(err)
 	}
-	if p.Webhooks, err = webhooksapi.NewWith(ctx, Recording(p.Cfg, "webhooks"), app.Caches); err != nil {
+	if p.Webhooks, err = webhooksapi.NewWith(ctx, Recording(p.Cfg, "webhooks"), e.Caches); err != nil {
 		e.T.Fatal(err)
 	}
-	if p.Admin, err = adminapi.NewWith(ctx, Recording(p.Cfg, "admin"), app.Caches, e.now); err != nil {
+	if p.Admin, err = adminapi.NewWith(ctx, Recording(p.Cfg, "admin"), e.Caches, e.now); err != nil {
 		e.T.Fatal(err)
 	}
 	return p

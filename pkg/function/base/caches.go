@@ -14,9 +14,10 @@ import (
 // dependencies like the others: a function's New builds its own
 // (NewCaches), which live as long as the Lambda instance, so a change made
 // through the console, in another instance, takes effect within
-// cache.Staleness; pkg/app, which builds every function in one process (the
-// local dev server, make invoke, the tests), gives them all one, which the
-// console's companies and fees services forget what they change from
+// cache.Staleness; what builds every function in one process through
+// pkg/app (the local dev server, a test) gives them all one, for as long as
+// it runs, which the console's companies and fees services forget what
+// they change from
 // (companies.Forgetting, fees.Forgetting), so that there a rotation, a
 // deactivation or a new fee schedule takes effect at once.
 type Caches struct {

@@ -8,6 +8,7 @@ import (
 	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/services"
 	"payments/pkg/store/storetest"
 )
@@ -49,13 +50,13 @@ func TestProductionBuildsNoSandboxStore(t *testing.T) {
 	ctx := context.Background()
 	build := map[string]func(function.Config) error{}
 	for name, fn := range app.HTTPFunctions {
-		build[name] = func(cfg function.Config) error { _, err := fn.New(ctx, cfg); return err }
+		build[name] = func(cfg function.Config) error { _, err := fn.New(ctx, cfg, base.NewCaches(time.Now)); return err }
 	}
 	for name, newH := range app.SQSFunctions {
-		build[name] = func(cfg function.Config) error { _, err := newH(ctx, cfg); return err }
+		build[name] = func(cfg function.Config) error { _, err := newH(ctx, cfg, base.NewCaches(time.Now)); return err }
 	}
 	for name, newH := range app.ScheduleFunctions {
-		build[name] = func(cfg function.Config) error { _, err := newH(ctx, cfg); return err }
+		build[name] = func(cfg function.Config) error { _, err := newH(ctx, cfg, base.NewCaches(time.Now)); return err }
 	}
 	for name, b := range build {
 		t.Run(name, func(t *testing.T) {
