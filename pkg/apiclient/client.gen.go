@@ -18,6 +18,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AuditRecordPhase.
+const (
+	ANSWERED  AuditRecordPhase = "ANSWERED"
+	REQUESTED AuditRecordPhase = "REQUESTED"
+)
+
+// Valid indicates whether the value is a known member of the AuditRecordPhase enum.
+func (e AuditRecordPhase) Valid() bool {
+	switch e {
+	case ANSWERED:
+		return true
+	case REQUESTED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AuthTokenTokenType.
 const (
 	Bearer AuthTokenTokenType = "Bearer"
@@ -2283,6 +2301,7 @@ const (
 	CARDNOTFOUND                 ErrorCode = "CARD_NOT_FOUND"
 	CARDNOTFROZEN                ErrorCode = "CARD_NOT_FROZEN"
 	CARDTERMINATED               ErrorCode = "CARD_TERMINATED"
+	CHANGENOTAUDITED             ErrorCode = "CHANGE_NOT_AUDITED"
 	COMPANYNOTFOUND              ErrorCode = "COMPANY_NOT_FOUND"
 	CONFLICT                     ErrorCode = "CONFLICT"
 	CREDITDISABLED               ErrorCode = "CREDIT_DISABLED"
@@ -2389,6 +2408,8 @@ func (e ErrorCode) Valid() bool {
 	case CARDNOTFROZEN:
 		return true
 	case CARDTERMINATED:
+		return true
+	case CHANGENOTAUDITED:
 		return true
 	case COMPANYNOTFOUND:
 		return true
@@ -4824,6 +4845,21 @@ const (
 func (e CompanyWithoutOwnerSuccess) Valid() bool {
 	switch e {
 	case CompanyWithoutOwnerSuccessFalse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListAuditRecords200JSONResponseBodySuccess.
+const (
+	ListAuditRecords200JSONResponseBodySuccessTrue ListAuditRecords200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListAuditRecords200JSONResponseBodySuccess enum.
+func (e ListAuditRecords200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListAuditRecords200JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -7556,6 +7592,45 @@ func (e WalletTransferCompletedEventParamsUserAgent) Valid() bool {
 		return false
 	}
 }
+
+// AuditRecord one record of the operators' audit trail (`GET /admin/audit`)
+type AuditRecord struct {
+	// Action the route: `POST /admin/wallets/{id}/credit`
+	Action string `json:"action"`
+
+	// Answer the answer's JSON body, secrets withheld; null on `REQUESTED`
+	Answer interface{} `json:"answer"`
+	At     time.Time   `json:"at"`
+
+	// CompanyId the company the change concerns, where known
+	CompanyId *string `json:"company_id"`
+
+	// Id a UUID v7 of `at`
+	Id string `json:"id"`
+
+	// Operator the IAM principal's ARN, or `admin-api-key` where no IAM runs
+	Operator string `json:"operator"`
+
+	// Phase `REQUESTED`: written before the change is made; `ANSWERED`: once it is answered
+	Phase AuditRecordPhase `json:"phase"`
+
+	// Request the request's JSON body, secrets withheld (`[withheld]`); null on `ANSWERED`
+	Request interface{} `json:"request"`
+
+	// RequestId the API's request id; the two records of one change share it
+	RequestId string `json:"request_id"`
+	SourceIp  string `json:"source_ip"`
+
+	// Status the answer's HTTP status; null on `REQUESTED`
+	Status *int `json:"status"`
+
+	// Targets the ids the route's path names, by the name of their wildcard
+	Targets   map[string]string `json:"targets"`
+	UserAgent string            `json:"user_agent"`
+}
+
+// AuditRecordPhase `REQUESTED`: written before the change is made; `ANSWERED`: once it is answered
+type AuditRecordPhase string
 
 // AuthToken the token response, raw (no envelope)
 type AuthToken struct {
@@ -11944,6 +12019,27 @@ type RateLimited = Error
 // RetryableError defines model for RetryableError.
 type RetryableError = Error
 
+// ListAuditRecordsParams defines parameters for ListAuditRecords.
+type ListAuditRecordsParams struct {
+	Operator  *string `form:"operator,omitempty" json:"operator,omitempty"`
+	CompanyId *string `form:"company_id,omitempty" json:"company_id,omitempty"`
+
+	// Action a route, as `POST /admin/wallets/{id}/credit`
+	Action *string    `form:"action,omitempty" json:"action,omitempty"`
+	From   *time.Time `form:"from,omitempty" json:"from,omitempty"`
+	To     *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListAuditRecords200JSONResponseBodySuccess defines parameters for ListAuditRecords.
+type ListAuditRecords200JSONResponseBodySuccess bool
+
 // CreateCompany201JSONResponseBodySuccess defines parameters for CreateCompany.
 type CreateCompany201JSONResponseBodySuccess bool
 
@@ -14272,6 +14368,21 @@ type ClientInterface interface {
 	// Corresponds with GET /.well-known/openid-configuration (the `GetOpenIDConfiguration` operationId).
 	GetOpenIDConfiguration(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListAuditRecords The operators' audit trail, newest first.
+	//
+	// Every change made through the console (a request of another method than GET) is recorded twice in the
+	// audit trail, a table of its own that no function can update or delete in: a `REQUESTED` record before
+	// the change is made, with the request's body, and an `ANSWERED` record with the answer's status and data.
+	// Each names the operator (the IAM principal that API Gateway authorized, or `admin-api-key` where no IAM
+	// runs), the route (`action`), the ids its path names (`targets`), the company where known, the source IP,
+	// the user agent and the request id that joins the two. Secrets (members whose name speaks of a secret,
+	// password, token, key or card number) are withheld. A change whose first record cannot be written is not
+	// made: 503 `CHANGE_NOT_AUDITED`. The filters match exactly; `from` and `to` bound the record's time
+	// (`from` ≤ `at` < `to`).
+	//
+	// Corresponds with GET /admin/audit (the `ListAuditRecords` operationId).
+	ListAuditRecords(ctx context.Context, params *ListAuditRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreateCompanyWithBody Register a company, and its first owner of the dashboard; its client_key is shown only in this answer.
 	//
 	// With `owner`, the company's first owner is created in the dashboard's user pool (role `owner`), who signs
@@ -15991,6 +16102,31 @@ func (c *Client) GetTokenKeys(ctx context.Context, reqEditors ...RequestEditorFn
 // Corresponds with GET /.well-known/openid-configuration (the `GetOpenIDConfiguration` operationId).
 func (c *Client) GetOpenIDConfiguration(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenIDConfigurationRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAuditRecords The operators' audit trail, newest first.
+//
+// Every change made through the console (a request of another method than GET) is recorded twice in the
+// audit trail, a table of its own that no function can update or delete in: a `REQUESTED` record before
+// the change is made, with the request's body, and an `ANSWERED` record with the answer's status and data.
+// Each names the operator (the IAM principal that API Gateway authorized, or `admin-api-key` where no IAM
+// runs), the route (`action`), the ids its path names (`targets`), the company where known, the source IP,
+// the user agent and the request id that joins the two. Secrets (members whose name speaks of a secret,
+// password, token, key or card number) are withheld. A change whose first record cannot be written is not
+// made: 503 `CHANGE_NOT_AUDITED`. The filters match exactly; `from` and `to` bound the record's time
+// (`from` ≤ `at` < `to`).
+//
+// Corresponds with GET /admin/audit (the `ListAuditRecords` operationId).
+func (c *Client) ListAuditRecords(ctx context.Context, params *ListAuditRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuditRecordsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -19115,6 +19251,144 @@ func NewGetOpenIDConfigurationRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListAuditRecordsRequest constructs an http.Request for the ListAuditRecords method
+func NewListAuditRecordsRequest(server string, params *ListAuditRecordsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/audit")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Operator != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "operator", *params.Operator, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CompanyId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "company_id", *params.CompanyId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Action != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "action", *params.Action, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -24576,6 +24850,23 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /.well-known/openid-configuration (the `GetOpenIDConfiguration` operationId).
 	GetOpenIDConfigurationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenIDConfigurationResponse, error)
 
+	// ListAuditRecordsWithResponse The operators' audit trail, newest first.
+	//
+	// Every change made through the console (a request of another method than GET) is recorded twice in the
+	// audit trail, a table of its own that no function can update or delete in: a `REQUESTED` record before
+	// the change is made, with the request's body, and an `ANSWERED` record with the answer's status and data.
+	// Each names the operator (the IAM principal that API Gateway authorized, or `admin-api-key` where no IAM
+	// runs), the route (`action`), the ids its path names (`targets`), the company where known, the source IP,
+	// the user agent and the request id that joins the two. Secrets (members whose name speaks of a secret,
+	// password, token, key or card number) are withheld. A change whose first record cannot be written is not
+	// made: 503 `CHANGE_NOT_AUDITED`. The filters match exactly; `from` and `to` bound the record's time
+	// (`from` ≤ `at` < `to`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/audit (the `ListAuditRecords` operationId).
+	ListAuditRecordsWithResponse(ctx context.Context, params *ListAuditRecordsParams, reqEditors ...RequestEditorFn) (*ListAuditRecordsResponse, error)
+
 	// CreateCompanyWithBodyWithResponse Register a company, and its first owner of the dashboard; its client_key is shown only in this answer.
 	//
 	// With `owner`, the company's first owner is created in the dashboard's user pool (role `owner`), who signs
@@ -26469,6 +26760,101 @@ func (r GetOpenIDConfigurationResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetOpenIDConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListAuditRecordsResponse503Headers the declared response headers of an HTTP 503 response for ListAuditRecords
+type ListAuditRecordsResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ListAuditRecordsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []AuditRecord `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                 `json:"pagination"`
+		StatusCode int                                        `json:"statusCode"`
+		Success    ListAuditRecords200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAuditRecordsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAuditRecordsResponse) GetJSON200() *struct {
+	Data []AuditRecord `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                 `json:"pagination"`
+	StatusCode int                                        `json:"statusCode"`
+	Success    ListAuditRecords200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListAuditRecordsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListAuditRecordsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListAuditRecordsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAuditRecordsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuditRecordsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuditRecordsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuditRecordsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -38675,6 +39061,29 @@ func (c *ClientWithResponses) GetOpenIDConfigurationWithResponse(ctx context.Con
 	return ParseGetOpenIDConfigurationResponse(rsp)
 }
 
+// ListAuditRecordsWithResponse The operators' audit trail, newest first.
+//
+// Every change made through the console (a request of another method than GET) is recorded twice in the
+// audit trail, a table of its own that no function can update or delete in: a `REQUESTED` record before
+// the change is made, with the request's body, and an `ANSWERED` record with the answer's status and data.
+// Each names the operator (the IAM principal that API Gateway authorized, or `admin-api-key` where no IAM
+// runs), the route (`action`), the ids its path names (`targets`), the company where known, the source IP,
+// the user agent and the request id that joins the two. Secrets (members whose name speaks of a secret,
+// password, token, key or card number) are withheld. A change whose first record cannot be written is not
+// made: 503 `CHANGE_NOT_AUDITED`. The filters match exactly; `from` and `to` bound the record's time
+// (`from` ≤ `at` < `to`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/audit (the `ListAuditRecords` operationId).
+func (c *ClientWithResponses) ListAuditRecordsWithResponse(ctx context.Context, params *ListAuditRecordsParams, reqEditors ...RequestEditorFn) (*ListAuditRecordsResponse, error) {
+	rsp, err := c.ListAuditRecords(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuditRecordsResponse(rsp)
+}
+
 // CreateCompanyWithBodyWithResponse Register a company, and its first owner of the dashboard; its client_key is shown only in this answer.
 //
 // With `owner`, the company's first owner is created in the dashboard's user pool (role `owner`), who signs
@@ -41378,6 +41787,79 @@ func ParseGetOpenIDConfigurationResponse(rsp *http.Response) (*GetOpenIDConfigur
 			headers.CacheControl = &value
 		}
 		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListAuditRecordsResponse parses an HTTP response from a ListAuditRecordsWithResponse call
+func ParseListAuditRecordsResponse(rsp *http.Response) (*ListAuditRecordsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuditRecordsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []AuditRecord `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                 `json:"pagination"`
+			StatusCode int                                        `json:"statusCode"`
+			Success    ListAuditRecords200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListAuditRecordsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

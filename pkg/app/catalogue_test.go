@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"payments/pkg/app"
+	"payments/pkg/audit/audithttp"
 	"payments/pkg/auth/authhttp"
 	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cards/cardshttp"
@@ -31,6 +32,7 @@ import (
 // answers maps each package whose errors a route may answer with to the
 // catalogue that holds its rows (a domain's HTTP package's Errors).
 var answers = map[string]httpapi.Catalogue{
+	"payments/pkg/audit":              audithttp.Errors,
 	"payments/pkg/auth":               authhttp.Errors,
 	"payments/pkg/bulk":               bulkhttp.Errors,
 	"payments/pkg/cards":              cardshttp.Errors,

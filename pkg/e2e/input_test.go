@@ -57,6 +57,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 	cfg := function.Config{
 		Mode:             function.ModeSandbox,
 		TableName:        db.Table,
+		AuditTableName:   storetest.NewDB(tb).Table,
 		DynamoDBEndpoint: storetest.Endpoint(tb),
 		SQSEndpoint:      os.Getenv("AWS_ENDPOINT_URL_SQS"),
 		PayoutsQueueURL:  queuetest.NewQueue(tb, sqsClient, nil),

@@ -135,6 +135,8 @@ var listFixtures = map[string]listFixture{
 		return "/admin/customers?kyc_status=PENDING_REVIEW"
 	}, cursorOnly: true},
 	"/admin/reconciliations": {fill: func(e *listEnv) string { e.Reconcile(5); return "/admin/reconciliations" }},
+	// The console's changes made to fill the others (companies, credits).
+	"/admin/audit": {fill: func(e *listEnv) string { return "/admin/audit" }, filter: "operator=admin-api-key"},
 }
 
 // listRoutes builds every HTTP function and a company with six ledger

@@ -45,8 +45,11 @@ const MaxIssuerDecisionDeadline = 25 * time.Second
 // sets these variables; locally the dev server does. ConfigFromEnv fills in
 // only the fields of the variables the function uses (Functions).
 type Config struct {
-	Mode             string // MODE: sandbox or production
-	TableName        string // TABLE_NAME
+	Mode      string // MODE: sandbox or production
+	TableName string // TABLE_NAME
+	// AuditTableName (AUDIT_TABLE_NAME) is the operators' audit trail's
+	// table (pkg/audit), which the admin function adds to and reads.
+	AuditTableName   string
 	PayoutsQueueURL  string // PAYOUTS_QUEUE_URL
 	WebhooksQueueURL string // WEBHOOKS_QUEUE_URL
 	DocumentsBucket  string // DOCUMENTS_BUCKET: identity documents

@@ -101,6 +101,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"WEBHOOK_KEY":                       "",
 		"MODE":                              function.ModeSandbox,
 		"TABLE_NAME":                        "payments-test",
+		"AUDIT_TABLE_NAME":                  "payments-test-audit",
 		"PAYOUTS_QUEUE_URL":                 "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
 		"BULK_PAYOUTS_QUEUE_URL":            "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-bulk-payouts",
 		"WEBHOOKS_QUEUE_URL":                "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-webhooks",
@@ -191,7 +192,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		secrets  []string
 	}{
 		{"auth", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7}), nil},
-		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], AdminAPIKey: testAdminKey, AdminCreditInProduction: true,
+		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, AuditTableName: env["AUDIT_TABLE_NAME"], WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], AdminAPIKey: testAdminKey, AdminCreditInProduction: true,
 			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL, IssuerBaseURL: testIssuerURL, WebhookKeyARN: testWebhookKeyARN,
 			UserPoolID: env["USER_POOL_ID"], UserPoolClientID: env["USER_POOL_CLIENT_ID"]}, []string{testAdminKeyARN}},
 		{"wallets", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], CompanyLimits: lim}), nil},

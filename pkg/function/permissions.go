@@ -66,6 +66,7 @@ func (f Function) Variables() []string {
 const (
 	tableResource   = "TABLE_NAME"
 	indexesResource = "TABLE_NAME/index/*" // a Query with an IndexName
+	auditTable      = "AUDIT_TABLE_NAME"   // the operators' audit trail: added to and read, never changed
 	payoutsQueue    = "PAYOUTS_QUEUE_URL"
 	bulkQueue       = "BULK_PAYOUTS_QUEUE_URL" // bulk batches' chunk jobs and items, consumed by the payout-worker apart
 	webhooksQueue   = "WEBHOOKS_QUEUE_URL"
@@ -260,6 +261,9 @@ var Functions = map[string]Function{
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
+			// Every change the console makes is recorded (pkg/audit), and
+			// the trail read back (GET /admin/audit).
+			{auditTable, []string{"dynamodb:PutItem", "dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
 			// The console's links to customers' documents are signed with
 			// the function's credentials: whoever follows one reads as it.

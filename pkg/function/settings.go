@@ -48,6 +48,7 @@ var settings = map[string]setting{
 	"OPERATOR_BASE_URL":            {read: optional(func(c *Config) *string { return &c.OperatorBaseURL })},
 	"OPERATOR_CALLBACK_PUBLIC_KEY": {read: optional(func(c *Config) *string { return &c.OperatorCallbackKey })},
 	"TABLE_NAME":                   {read: required(func(c *Config) *string { return &c.TableName })},
+	"AUDIT_TABLE_NAME":             {read: required(func(c *Config) *string { return &c.AuditTableName })},
 	"PAYOUTS_QUEUE_URL":            {read: required(func(c *Config) *string { return &c.PayoutsQueueURL })},
 	"BULK_PAYOUTS_QUEUE_URL":       {read: required(func(c *Config) *string { return &c.BulkPayoutsQueueURL })},
 	"WEBHOOKS_QUEUE_URL":           {read: required(func(c *Config) *string { return &c.WebhooksQueueURL })},

@@ -75,6 +75,10 @@ const (
 	// admin routes) refused for their admin key: none, a wrong one, or
 	// more than one.
 	AdminAuthFailures = "AdminAuthFailures"
+	// AuditFailures counts the audit records of the operator console's
+	// changes that could not be written: a change refused for its
+	// Requested record, or made without its Answered record (pkg/audit).
+	AuditFailures = "AuditFailures"
 	// ReconciliationMismatches counts what a reconciliation found that our
 	// ledger does not follow of a provider's records (pkg/reconcile).
 	ReconciliationMismatches = "ReconciliationMismatches"

@@ -16,6 +16,10 @@ import (
 	"payments/pkg/function"
 )
 
+// AuditTable is the logical id of the audit trail's table in the
+// template; every other table is the service's.
+const AuditTable = "AuditTable"
+
 // Resources are the local values that the template's references resolve to
 // when a function's environment is built.
 type Resources struct {
@@ -24,8 +28,9 @@ type Resources struct {
 	// Params overrides other template parameters (e.g. "Mode": "sandbox");
 	// the rest take their Default.
 	Params map[string]string
-	// TableName is what a Ref to the DynamoDB table gives.
-	TableName string
+	// TableName is what a Ref to the service's DynamoDB table gives, and
+	// AuditTableName what a Ref to the audit trail's (AuditTable) gives.
+	TableName, AuditTableName string
 	// QueueURLs maps each queue's local name ("payouts") to its URL.
 	QueueURLs map[string]string
 	// Buckets maps each bucket's local name ("documents") to its name in the
@@ -152,7 +157,13 @@ func resolve(t *samtemplate.Template, v any, r Resources) (string, error) {
 	}
 	switch res.Type {
 	case "AWS::DynamoDB::Table":
-		return r.TableName, nil
+		if id != AuditTable {
+			return r.TableName, nil
+		}
+		if r.AuditTableName == "" {
+			return "", fmt.Errorf("!Ref %s: the local stack made no audit table", id)
+		}
+		return r.AuditTableName, nil
 	case "AWS::SQS::Queue":
 		for _, q := range t.Queues() {
 			if q.LogicalID == id {

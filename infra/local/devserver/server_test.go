@@ -27,7 +27,7 @@ import (
 func TestFunctionEnv(t *testing.T) {
 	tpl := localtest.Template(t)
 	res := devserver.Resources{
-		TableName: "tbl",
+		TableName: "tbl", AuditTableName: "audit",
 		QueueURLs: map[string]string{"payouts": "http://q/payouts", "webhooks": "http://q/webhooks", "issuer-events": "http://q/issuer-events",
 			"funds": "http://q/funds", "bulk-payouts": "http://q/bulk-payouts",
 			"payouts-dlq": "x", "webhooks-dlq": "y", "issuer-events-dlq": "z", "funds-dlq": "w", "bulk-payouts-dlq": "v"},
@@ -38,7 +38,7 @@ func TestFunctionEnv(t *testing.T) {
 	}
 	local := map[string]string{
 		"USER_POOL_ID": "local_Ab12Cd34", "USER_POOL_CLIENT_ID": "dashboardclient",
-		"TABLE_NAME": "tbl", "PAYOUTS_QUEUE_URL": "http://q/payouts", "WEBHOOKS_QUEUE_URL": "http://q/webhooks", "BULK_PAYOUTS_QUEUE_URL": "http://q/bulk-payouts",
+		"TABLE_NAME": "tbl", "AUDIT_TABLE_NAME": "audit", "PAYOUTS_QUEUE_URL": "http://q/payouts", "WEBHOOKS_QUEUE_URL": "http://q/webhooks", "BULK_PAYOUTS_QUEUE_URL": "http://q/bulk-payouts",
 		"TOKEN_KEY_A": "ka", "TOKEN_KEY_B": "kb", "TOKEN_SIGNING_KEY": "a", "TOKEN_STANDBY_KEY": "accepted", "TOKEN_ISSUER": "",
 		"ADMIN_API_KEY": "ak", "MODE": "production", "TOKEN_TTL_SECONDS": "3600", "TOKEN_RATE_LIMIT": "10", "REVEAL_LIMIT_PER_HOUR": "100",
 		"RATE_LIMIT_READ": "50/100", "RATE_LIMIT_MONEY": "10/20", "RATE_LIMIT_REVEAL": "1/5",

@@ -159,8 +159,10 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 		UserPoolID: pool.PoolID, UserPoolClientID: pool.ClientID,
 		Stage:     "local",
 		TableName: db.Table,
-		QueueURLs: urls,
-		Buckets:   buckets,
+		// The audit trail's table, made as the service's.
+		AuditTableName: storetest.NewDB(t).Table,
+		QueueURLs:      urls,
+		Buckets:        buckets,
 		Secrets: map[string]string{
 			"TOKEN_KEY_A": TokenKeyA, "TOKEN_KEY_B": TokenKeyB, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey, "WEBHOOK_KEY": WebhookKey,
 			"ISSUER_WEBHOOK_SECRET": IssuerWebhookSecret, "OPERATOR_API_TOKEN": OperatorAPIToken,

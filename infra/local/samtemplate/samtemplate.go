@@ -40,6 +40,9 @@ type Resource struct {
 	Type       string
 	Properties map[string]any
 	Metadata   map[string]any
+	// DeletionPolicy is what CloudFormation does with the resource when
+	// the stack deletes it ("Retain", "Delete", …; "" is the default).
+	DeletionPolicy string
 }
 
 // Function is a Lambda function of the template.
@@ -155,6 +158,8 @@ func Parse(b []byte) (*Template, error) {
 			Type:       asString(r["Type"]),
 			Properties: asMap(r["Properties"]),
 			Metadata:   asMap(r["Metadata"]),
+
+			DeletionPolicy: asString(r["DeletionPolicy"]),
 		}
 	}
 	return t, nil

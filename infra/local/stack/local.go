@@ -109,6 +109,7 @@ type State struct {
 	UserPoolID       string            `json:"userPoolId"`
 	UserPoolClientID string            `json:"userPoolClientId"`
 	TableName        string            `json:"tableName"`
+	AuditTableName   string            `json:"auditTableName"`
 	QueueURLs        map[string]string `json:"queueUrls"`
 	BaseURL          string            `json:"baseUrl"`
 	// DocumentsURL is the base URL of the sample identity documents.

@@ -108,6 +108,7 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 	cfg := function.Config{
 		Mode:                mode,
 		TableName:           db.Table,
+		AuditTableName:      storetest.NewDB(t).Table, // the audit trail's, made as the service's
 		DynamoDBEndpoint:    storetest.Endpoint(t),
 		AWS:                 storetest.AWSConfig(),
 		TokenKeys:           AuthTestKeys,

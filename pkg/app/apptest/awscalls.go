@@ -209,6 +209,7 @@ func ResourceNames(cfg function.Config) map[string]string {
 	names := map[string]string{}
 	for variable, value := range map[string]string{
 		"TABLE_NAME":              cfg.TableName,
+		"AUDIT_TABLE_NAME":        cfg.AuditTableName,
 		"PAYOUTS_QUEUE_URL":       cfg.PayoutsQueueURL,
 		"BULK_PAYOUTS_QUEUE_URL":  cfg.BulkPayoutsQueueURL,
 		"WEBHOOKS_QUEUE_URL":      cfg.WebhooksQueueURL,

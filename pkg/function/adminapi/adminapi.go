@@ -13,6 +13,8 @@ import (
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
+	"payments/pkg/audit"
+	"payments/pkg/audit/audithttp"
 	"payments/pkg/auth/authhttp"
 	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cards/cardshttp"
@@ -42,6 +44,7 @@ import (
 	"payments/pkg/reconcile"
 	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/store"
+	"payments/pkg/store/auditstore"
 	"payments/pkg/store/customerstore"
 	"payments/pkg/vault/kmskeys"
 	"payments/pkg/wallets/walletshttp"
@@ -51,14 +54,16 @@ import (
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(companieshttp.Errors, authhttp.Errors, walletshttp.Errors, paymentshttp.Errors, bulkhttp.Errors, feeshttp.Errors, reconcilehttp.Errors, customershttp.Errors, cardshttp.Errors, fxhttp.Errors, debtshttp.Errors, webhookshttp.Errors, idempotencyhttp.Errors, limitshttp.Errors, operatorhookshttp.Errors)
+var Errors = function.Catalogue(audithttp.Errors, companieshttp.Errors, authhttp.Errors, walletshttp.Errors, paymentshttp.Errors, bulkhttp.Errors, feeshttp.Errors, reconcilehttp.Errors, customershttp.Errors, cardshttp.Errors, fxhttp.Errors, debtshttp.Errors, webhookshttp.Errors, idempotencyhttp.Errors, limitshttp.Errors, operatorhookshttp.Errors)
 
 // KeyHeader carries the operator console's API key.
 const KeyHeader = "X-Admin-Key"
 
 // New builds the admin function: the operator console under /admin,
 // admitted by the X-Admin-Key header (and, in AWS, IAM authorization on the
-// routes). Sandbox credits are admitted in sandbox mode, and in production
+// routes). Every change it makes is recorded in the operators' audit trail
+// (pkg/audit, AUDIT_TABLE_NAME), before it is made and once answered, and
+// GET /admin/audit reads the trail. Sandbox credits are admitted in sandbox mode, and in production
 // mode only with ADMIN_CREDIT_IN_PRODUCTION=true. Resolving a payment,
 // confirming or rejecting a funding, and deciding a customer's identity
 // publish their event on the webhooks queue; the console never asks the
@@ -75,8 +80,8 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	return NewWith(ctx, cfg, base.NewCaches(time.Now), time.Now)
 }
 
-// NewWith is New over caches, which pkg/app shares with the other
-// functions of its process, so that there what the console changes takes
+// NewWith is New over caches, which a process that builds every function
+// (pkg/app) shares with the others, so that there what the console changes takes
 // effect at once in their guards and prices, with the clock of the
 // customers' review and the reconciliation given (when a decision is
 // recorded, until when a document link is valid): tests stop it.
@@ -87,6 +92,12 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches, now f
 	db := base.DB(cfg)
 	webhookQueue := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	rt := httpapi.NewRouter(Errors, guard(cfg.AdminAPIKey))
+	trail, err := audit.NewTrail(auditstore.New(store.New(db.Client, cfg.AuditTableName)), now)
+	if err != nil {
+		return nil, err
+	}
+	rt.Use(audithttp.Recorded(trail))
+	audithttp.AdminRoutes(rt, trail)
 	comps := companies.NewService(companies.Forgetting(store.NewCompanies(db), caches.Companies), nil)
 	pool, err := userpool.New(cfg)
 	if err != nil {

@@ -1,7 +1,6 @@
 package companyroutes
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -40,9 +39,9 @@ func Recorded(log Recorder) httpapi.Middleware {
 			return nil
 		}
 		return func(w http.ResponseWriter, r *http.Request) error {
-			rec := &answerRecorder{ResponseWriter: w}
+			rec := httpapi.NewAnswerRecorder(w, maxAnswerRead)
 			next.ServeHTTP(rec, r)
-			if rec.status < 200 || rec.status > 299 || w.Header().Get(idempotency.ReplayedHeader) == "true" {
+			if rec.Status() < 200 || rec.Status() > 299 || w.Header().Get(idempotency.ReplayedHeader) == "true" {
 				return nil
 			}
 			company, err := httpapi.Company(r)
@@ -51,7 +50,7 @@ func Recorded(log Recorder) httpapi.Middleware {
 			}
 			subject := r.PathValue("id")
 			if subject == "" {
-				subject = answerID(rec.body.Bytes())
+				subject = answerID(rec.Body())
 			}
 			if err := log.Record(r.Context(), company, activity.KeyActor(httpapi.Client(r)), route.Pattern(), subject); err != nil {
 				slog.ErrorContext(r.Context(), "record the API key's change", "route", route.Pattern(), "error", err)
@@ -75,31 +74,3 @@ func answerID(answer []byte) string {
 	}
 	return cmp.Or(env.Data.ID, env.Data.TransactionID)
 }
-
-// answerRecorder passes an answer through, keeping its status and the
-// start of its body.
-type answerRecorder struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-func (a *answerRecorder) WriteHeader(code int) {
-	if a.status == 0 {
-		a.status = code
-	}
-	a.ResponseWriter.WriteHeader(code)
-}
-
-func (a *answerRecorder) Write(b []byte) (int, error) {
-	if a.status == 0 {
-		a.status = http.StatusOK
-	}
-	if room := maxAnswerRead - a.body.Len(); room > 0 {
-		a.body.Write(b[:min(room, len(b))])
-	}
-	return a.ResponseWriter.Write(b)
-}
-
-// Unwrap gives http.ResponseController the answer's writer.
-func (a *answerRecorder) Unwrap() http.ResponseWriter { return a.ResponseWriter }

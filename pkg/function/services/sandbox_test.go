@@ -19,6 +19,7 @@ func productionConfig() function.Config {
 	return function.Config{
 		Mode:                 function.ModeProduction,
 		TableName:            "t",
+		AuditTableName:       "a",
 		AWS:                  storetest.AWSConfig(),
 		TokenKeys:            apptest.AuthTestKeys,
 		AdminAPIKey:          apptest.AuthTestAdminKey,

@@ -71,6 +71,10 @@ import (
 // TableName is the local table's name.
 const TableName = "payments-local"
 
+// AuditTableName is the local audit trail's table (pkg/audit), made as the
+// service's is (its indexes unused).
+const AuditTableName = "payments-local-audit"
+
 // MetricsLog is the file of the logs folder that keeps the functions'
 // metrics of the current run, one EMF line each (`make metrics` reads it).
 const MetricsLog = "metrics.log"
@@ -210,8 +214,10 @@ func run(log *slog.Logger, makePid int) (err error) {
 	if err := st.WaitReady(ctx); err != nil {
 		return err
 	}
-	if err := stack.CreateTable(ctx, st.DynamoDBEndpoint, TableName); err != nil {
-		return err
+	for _, name := range []string{TableName, AuditTableName} {
+		if err := stack.CreateTable(ctx, st.DynamoDBEndpoint, name); err != nil {
+			return err
+		}
 	}
 	urls, err := stack.CreateQueues(ctx, stack.SQSClient(st.SQSEndpoint), "", templateQueues(tpl))
 	if err != nil {
@@ -222,7 +228,7 @@ func run(log *slog.Logger, makePid int) (err error) {
 		return err
 	}
 	res := devserver.Resources{
-		Stage: "local", TableName: TableName, QueueURLs: urls, Secrets: secrets, Base: st.Env(),
+		Stage: "local", TableName: TableName, AuditTableName: AuditTableName, QueueURLs: urls, Secrets: secrets, Base: st.Env(),
 		Params: stackParams(os.Getenv), UserPoolID: pool.PoolID, UserPoolClientID: pool.ClientID,
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d/api/v1", ports["PORT"])
@@ -270,7 +276,7 @@ func run(log *slog.Logger, makePid int) (err error) {
 	state := stack.State{
 		Pid: os.Getpid(), DynamoDBEndpoint: st.DynamoDBEndpoint, SQSEndpoint: st.SQSEndpoint, S3Endpoint: st.S3Endpoint,
 		CognitoEndpoint: st.CognitoEndpoint, UserPoolID: pool.PoolID, UserPoolClientID: pool.ClientID,
-		TableName: TableName, QueueURLs: urls, BaseURL: base,
+		TableName: TableName, AuditTableName: AuditTableName, QueueURLs: urls, BaseURL: base,
 		DocumentsURL: docs.URL, CAFile: os.Getenv("SSL_CERT_FILE"),
 	}
 	if err := stack.WriteState(data, state); err != nil {

@@ -119,7 +119,7 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 	}
 
 	res := devserver.Resources{
-		Stage: "local", TableName: st.TableName, QueueURLs: st.QueueURLs, Secrets: secrets,
+		Stage: "local", TableName: st.TableName, AuditTableName: st.AuditTableName, QueueURLs: st.QueueURLs, Secrets: secrets,
 		Base: st.Env(), UserPoolID: st.UserPoolID, UserPoolClientID: st.UserPoolClientID,
 		Params: map[string]string{"PublicIssuerUrl": st.BaseURL}, // make run's tokens name its API as their issuer
 	}

@@ -104,7 +104,7 @@ func run(host, out string) error {
 // replaced by host.
 func Variables(tpl *samtemplate.Template, st stack.State, secrets map[string]string, host string) (map[string]map[string]string, error) {
 	res := devserver.Resources{
-		Stage: "local", TableName: st.TableName, QueueURLs: map[string]string{}, Secrets: secrets,
+		Stage: "local", TableName: st.TableName, AuditTableName: st.AuditTableName, QueueURLs: map[string]string{}, Secrets: secrets,
 		Base: st.Env(), UserPoolID: st.UserPoolID, UserPoolClientID: st.UserPoolClientID,
 		Params: map[string]string{"PublicIssuerUrl": st.BaseURL}, // tokens name make run's API as their issuer
 	}

@@ -20,7 +20,7 @@ func TestVariables(t *testing.T) {
 	tpl := localtest.Template(t)
 	st := stack.State{
 		DynamoDBEndpoint: "http://127.0.0.1:8000", SQSEndpoint: "http://127.0.0.1:9324", S3Endpoint: "http://127.0.0.1:4568",
-		TableName: "payments-local", QueueURLs: map[string]string{}, BaseURL: "http://127.0.0.1:3000/api/v1",
+		TableName: "payments-local", AuditTableName: "payments-local-audit", QueueURLs: map[string]string{}, BaseURL: "http://127.0.0.1:3000/api/v1",
 		CognitoEndpoint: "http://127.0.0.1:9229", UserPoolID: "local_Ab12Cd34", UserPoolClientID: "dashboardclient",
 	}
 	for _, q := range tpl.Queues() {

@@ -107,7 +107,7 @@ func localResources(tpl *samtemplate.Template) devserver.Resources {
 	}
 	return devserver.Resources{
 		Stage:     "local",
-		TableName: "coldstart",
+		TableName: "coldstart", AuditTableName: "coldstart-audit",
 		QueueURLs: queues,
 		Secrets: map[string]string{
 			"TOKEN_KEY_A":           "0a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20212223242526272829",

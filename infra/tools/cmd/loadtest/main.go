@@ -229,9 +229,11 @@ type deployment struct {
 // functions named in consumers run, and no schedule.
 func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints, consumers ...string) (*deployment, error) {
 	suffix := strconv.FormatInt(time.Now().UnixNano(), 36)
-	table := "loadtest-" + suffix
-	if err := stack.CreateTable(ctx, ep.dynamodb, table); err != nil {
-		return nil, err
+	table, auditTable := "loadtest-"+suffix, "loadtest-"+suffix+"-audit"
+	for _, name := range []string{table, auditTable} {
+		if err := stack.CreateTable(ctx, ep.dynamodb, name); err != nil {
+			return nil, err
+		}
 	}
 	var qs []stack.Queue
 	for _, q := range tpl.Queues() {
@@ -256,7 +258,7 @@ func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints, consum
 		}
 	}
 	res := devserver.Resources{
-		Stage: "local", TableName: table, QueueURLs: urls, Buckets: buckets,
+		Stage: "local", TableName: table, AuditTableName: auditTable, QueueURLs: urls, Buckets: buckets,
 		Secrets: map[string]string{
 			"TOKEN_KEY_A":           "3a3b3c3d3e3f404142434445464748494a4b4c4d4e4f50515253545556575859",
 			"TOKEN_KEY_B":           "4a4b4c4d4e4f505152535455565758595a5b5c5d5e5f60616263646566676869",
