@@ -72,8 +72,9 @@ const (
 	// ConflictsGivenUp counts writes that lost every try.
 	ConflictsGivenUp = "ConflictsGivenUp"
 	// AdminAuthFailures counts the requests to the operator console (the
-	// admin routes) refused for their admin key: none, a wrong one, or
-	// more than one.
+	// admin routes) its guard refused: in a deployed stage, one carrying
+	// the shared admin key or naming no IAM principal; on the local stack,
+	// one with no admin key, a wrong one, or more than one.
 	AdminAuthFailures = "AdminAuthFailures"
 	// AuditFailures counts the audit records of the operator console's
 	// changes that could not be written: a change refused for its

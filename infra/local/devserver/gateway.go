@@ -82,6 +82,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	event := NewEvent(r, body, route.Key(), params)
+	if route.IAM {
+		callerPrincipal(&event)
+	}
 	// API Gateway names every answer's request: the correlation id of the
 	// logs and metrics of the work it starts (docs/operations.md).
 	w.Header().Set(RequestIDHeader, event.RequestContext.RequestID)
@@ -156,6 +159,28 @@ func LambdaContext(ctx context.Context, function string) context.Context {
 // FunctionARN returns the local ARN of a function.
 func FunctionARN(function string) string {
 	return "arn:aws:lambda:" + stack.Region + ":" + stack.AccountID + ":function:" + function
+}
+
+// CallerPrincipalHeader names, on the local gateway only, the IAM principal
+// (an ARN) a request to an AWS_IAM route stands for: there is no SigV4
+// locally. The gateway moves it where API Gateway puts the principal it
+// authorized (requestContext.authorizer.iam.userArn), so that the
+// functions read it as they do in AWS. In AWS the header is a header like
+// any other, which no function reads.
+const CallerPrincipalHeader = "X-Caller-Principal"
+
+// callerPrincipal moves the CallerPrincipalHeader of e, an event of an
+// AWS_IAM route, to its authorizer's IAM principal.
+func callerPrincipal(e *events.APIGatewayV2HTTPRequest) {
+	key := strings.ToLower(CallerPrincipalHeader)
+	arn := strings.TrimSpace(e.Headers[key])
+	delete(e.Headers, key)
+	if arn == "" {
+		return
+	}
+	e.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+		IAM: &events.APIGatewayV2HTTPRequestContextAuthorizerIAMDescription{AccountID: stack.AccountID, UserARN: arn},
+	}
 }
 
 // NewEvent builds the event API Gateway sends to Lambda for r, whose body

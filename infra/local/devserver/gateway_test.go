@@ -223,3 +223,44 @@ func TestGatewayBodyTooLarge(t *testing.T) {
 		t.Errorf("status %d, want 413", resp.StatusCode)
 	}
 }
+
+// TestCallerPrincipal: on an AWS_IAM route, X-Caller-Principal becomes the
+// principal API Gateway would have authorized, and leaves the headers; on
+// another route it is a header like any other.
+func TestCallerPrincipal(t *testing.T) {
+	rec := &recorder{resp: events.APIGatewayV2HTTPResponse{StatusCode: 200, Body: "{}"}}
+	g, err := NewGateway([]Route{
+		{Method: "POST", Path: "/api/v1/admin/things", Function: "admin", IAM: true},
+		{Method: "POST", Path: "/api/v1/things", Function: "admin"},
+	}, map[string]function.HTTPHandler{"admin": rec.handle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g)
+	t.Cleanup(srv.Close)
+	const arn = "arn:aws:iam::000000000000:user/ada"
+	for _, tt := range []struct {
+		path, header, wantARN, wantHeader string
+	}{
+		{"/api/v1/admin/things", arn, arn, ""},
+		{"/api/v1/admin/things", "", "", ""},
+		{"/api/v1/things", arn, "", arn},
+	} {
+		req, _ := http.NewRequest("POST", srv.URL+tt.path, nil)
+		if tt.header != "" {
+			req.Header.Set(CallerPrincipalHeader, tt.header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := ""
+		if a := rec.event.RequestContext.Authorizer; a != nil && a.IAM != nil {
+			got = a.IAM.UserARN
+		}
+		if got != tt.wantARN || rec.event.Headers["x-caller-principal"] != tt.wantHeader {
+			t.Errorf("%s with %q: principal %q, header %q; want %q, %q", tt.path, tt.header, got, rec.event.Headers["x-caller-principal"], tt.wantARN, tt.wantHeader)
+		}
+	}
+}

@@ -19,6 +19,9 @@ type Route struct {
 	Path string
 	// Function is the function's folder name under functions/.
 	Function string
+	// IAM: the route's authorizer is AWS_IAM. Locally no SigV4 is checked;
+	// the caller names its principal in CallerPrincipalHeader instead.
+	IAM bool
 }
 
 // Key returns the route key API Gateway puts in the event: "GET /wallets/{id}"

@@ -11,7 +11,8 @@
 // gives that function.
 //
 // Differences from AWS: routes with AWS_IAM authorization are served without
-// SigV4 checks; handlers run concurrently in one process (Lambda runs one
+// SigV4 checks, the caller's principal taken from its X-Caller-Principal
+// header (CallerPrincipalHeader); handlers run concurrently in one process (Lambda runs one
 // request per instance); responses are not size-limited.
 package devserver
 
@@ -119,13 +120,13 @@ func Build(ctx context.Context, t *samtemplate.Template, r Resources, client *sq
 		timeouts[fn.Dir] = timeout
 		iam := 0
 		for _, rt := range fn.Routes {
-			routes = append(routes, Route{Method: rt.Method, Path: rt.Path, Function: fn.Dir})
+			routes = append(routes, Route{Method: rt.Method, Path: rt.Path, Function: fn.Dir, IAM: rt.IAM})
 			if rt.IAM {
 				iam++
 			}
 		}
 		if iam > 0 {
-			log.Info("IAM-authorized routes are served without SigV4 locally", "function", fn.Dir, "routes", iam)
+			log.Info("IAM-authorized routes are served without SigV4 locally: X-Caller-Principal names the caller", "function", fn.Dir, "routes", iam)
 		}
 		if app.HookFunctions[fn.Dir] != nil {
 			log.Debug("CodeDeploy hook: run by deployments in AWS, not locally", "function", fn.Dir)

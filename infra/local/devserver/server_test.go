@@ -120,6 +120,12 @@ func TestBuildFromTemplate(t *testing.T) {
 		{"POST", "/api/v1/auth/token", `{}`, nil, 400, `"success":false`},
 		{"GET", "/api/v1/admin/companies/nope", "", map[string]string{"X-Admin-Key": "wrong"}, 401, `"success":false`},
 		{"GET", "/api/v1/admin/companies/nope", "", map[string]string{"X-Admin-Key": localtest.AdminAPIKey}, 404, `"success":false`},
+		// The caller's principal, which no SigV4 names locally, is the
+		// header's: the audit trail records it.
+		{"POST", "/api/v1/admin/companies", `{"name":"Audited"}`, map[string]string{"X-Admin-Key": localtest.AdminAPIKey,
+			devserver.CallerPrincipalHeader: "arn:aws:iam::000000000000:user/ada"}, 201, `"success":true`},
+		{"GET", "/api/v1/admin/audit?operator=arn:aws:iam::000000000000:user/ada&action=POST+/admin/companies", "",
+			map[string]string{"X-Admin-Key": localtest.AdminAPIKey}, 200, `"operator":"arn:aws:iam::000000000000:user/ada"`},
 		{"GET", "/api/v1/wallets", "", nil, 401, `"success":false`},
 		{"GET", "/api/v1/not-a-route", "", nil, 404, `"code":"ROUTE_NOT_FOUND"`},
 		{"GET", "/outside-the-api", "", nil, 404, `"code":"ROUTE_NOT_FOUND"`},

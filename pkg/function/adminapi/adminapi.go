@@ -60,10 +60,11 @@ var Errors = function.Catalogue(audithttp.Errors, companieshttp.Errors, authhttp
 const KeyHeader = "X-Admin-Key"
 
 // New builds the admin function: the operator console under /admin,
-// admitted by the X-Admin-Key header (and, in AWS, IAM authorization on the
-// routes). Every change it makes is recorded in the operators' audit trail
-// (pkg/audit, AUDIT_TABLE_NAME), before it is made and once answered, and
-// GET /admin/audit reads the trail. Sandbox credits are admitted in sandbox mode, and in production
+// admitted, in a deployed stage, by IAM authorization on the routes alone
+// (the caller's principal names the operator), and on the local stack by
+// the X-Admin-Key header. Every change it makes is recorded in the
+// operators' audit trail (pkg/audit, AUDIT_TABLE_NAME), before it is made
+// and once answered, and GET /admin/audit reads the trail. Sandbox credits are admitted in sandbox mode, and in production
 // mode only with ADMIN_CREDIT_IN_PRODUCTION=true. Resolving a payment,
 // confirming or rejecting a funding, and deciding a customer's identity
 // publish their event on the webhooks queue; the console never asks the
@@ -91,7 +92,11 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches, now f
 	}
 	db := base.DB(cfg)
 	webhookQueue := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
-	rt := httpapi.NewRouter(Errors, guard(cfg.AdminAPIKey))
+	g := guard(cfg.AdminAPIKey)
+	if cfg.Deployed() {
+		g = principalGuard
+	}
+	rt := httpapi.NewRouter(Errors, g)
 	trail, err := audit.NewTrail(auditstore.New(store.New(db.Client, cfg.AuditTableName)), now)
 	if err != nil {
 		return nil, err
@@ -198,6 +203,22 @@ func guard(key string) httpapi.Guard {
 		}
 		return httpapi.WithOperator(r.Context(), operatorOf(r)), nil
 	}
+}
+
+// principalGuard is the guard of a deployed stage (function.Config.Deployed),
+// where the shared admin key is not accepted: it admits a request that API
+// Gateway's AWS_IAM authorizer admitted, whose principal then names the
+// operator, and refuses one that carries X-Admin-Key (which only the local
+// stack takes) or names no principal (a route without the authorizer).
+func principalGuard(r *http.Request) (context.Context, error) {
+	if len(r.Header.Values(KeyHeader)) > 0 {
+		return nil, refused(r, "admin key sent to a deployed stage", fmt.Errorf("%w: %s is accepted by the local stack only: sign the request with SigV4 (docs/auth.md)", httpapi.ErrUnauthorized, KeyHeader))
+	}
+	arn := iamCaller(r)
+	if arn == "" {
+		return nil, refused(r, "no IAM principal", fmt.Errorf("%w: the request names no IAM principal", httpapi.ErrUnauthorized))
+	}
+	return httpapi.WithOperator(r.Context(), arn), nil
 }
 
 // refused logs and counts (metrics.AdminAuthFailures) a request the guard
