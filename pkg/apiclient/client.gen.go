@@ -12025,9 +12025,13 @@ type ListAuditRecordsParams struct {
 	CompanyId *string `form:"company_id,omitempty" json:"company_id,omitempty"`
 
 	// Action a route, as `POST /admin/wallets/{id}/credit`
-	Action *string    `form:"action,omitempty" json:"action,omitempty"`
-	From   *time.Time `form:"from,omitempty" json:"from,omitempty"`
-	To     *time.Time `form:"to,omitempty" json:"to,omitempty"`
+	Action *string `form:"action,omitempty" json:"action,omitempty"`
+
+	// From inclusive; an RFC 3339 date-time or a `YYYY-MM-DD` date (midnight UTC), years 1970 to 9999
+	From *string `form:"from,omitempty" json:"from,omitempty"`
+
+	// To exclusive, after `from`; an RFC 3339 date-time or a `YYYY-MM-DD` date (midnight UTC), years 1970 to 9999
+	To *string `form:"to,omitempty" json:"to,omitempty"`
 
 	// Page 1-indexed; deeper pages are reached with `cursor`
 	Page  *int `form:"page,omitempty" json:"page,omitempty"`
@@ -19327,7 +19331,7 @@ func NewListAuditRecordsRequest(server string, params *ListAuditRecordsParams) (
 
 		if params.From != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -19339,7 +19343,7 @@ func NewListAuditRecordsRequest(server string, params *ListAuditRecordsParams) (
 
 		if params.To != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

@@ -12,10 +12,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"payments/pkg/audit"
-	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/metrics"
 )
@@ -193,15 +191,8 @@ func AdminRoutes(rt *httpapi.Router, trail *audit.Trail) {
 		}
 		q := r.URL.Query()
 		f := audit.Filter{Operator: q.Get("operator"), CompanyID: q.Get("company_id"), Action: q.Get("action")}
-		for _, b := range []struct {
-			name string
-			at   *time.Time
-		}{{"from", &f.From}, {"to", &f.To}} {
-			if v := q.Get(b.name); v != "" {
-				if *b.at, err = time.Parse(time.RFC3339Nano, v); err != nil {
-					return field.Invalid(b.name, "must be an RFC 3339 date-time")
-				}
-			}
+		if f.From, f.To, err = httpapi.ParseDates(r, "from", "to"); err != nil {
+			return err
 		}
 		res, err := trail.List(r.Context(), f, p)
 		if err != nil {
